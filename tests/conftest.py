@@ -1,0 +1,17 @@
+"""Shared fixtures: the picture as a tensor, and deterministic torch defaults for every test."""
+
+import pytest
+import torch
+
+from vitexplain import load_mountains
+
+
+@pytest.fixture(autouse=True)
+def _seed():
+    torch.manual_seed(0)
+
+
+@pytest.fixture(scope="session")
+def mountain() -> torch.Tensor:
+    """The Mountain at Dusk as a (1, 1, 60, 100) float32 batch."""
+    return torch.tensor(load_mountains(), dtype=torch.float32)[None, None]

@@ -1,0 +1,125 @@
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from vitexplain import PatchEmbed, count_tokens, patchify, scramble_patches, unpatchify
+
+
+@pytest.mark.parametrize(
+    "h, w, k, s, p",
+    [(60, 100, 20, 10, 5), (60, 100, 20, 20, 0), (400, 100, 7, 4, 2), (100, 25, 3, 2, 1),
+     (50, 13, 3, 2, 1), (9, 7, 4, 3, 0), (5, 5, 5, 1, 0), (1, 1, 3, 1, 1)],
+)  # fmt: skip
+def test_count_tokens_matches_unfold(h, w, k, s, p):
+    rows, cols, total = count_tokens(h, w, k, s, p)
+    unfolded = nn.Unfold(k, stride=s, padding=p)(torch.zeros(1, 1, h, w))
+    assert total == rows * cols == unfolded.shape[-1]
+    # rows and cols separately: unfold a single-row / single-column image of the same size
+    assert rows == nn.Unfold((k, 1), stride=(s, 1), padding=(p, 0))(torch.zeros(1, 1, h, 1)).shape[-1]
+    assert cols == nn.Unfold((1, k), stride=(1, s), padding=(0, p))(torch.zeros(1, 1, 1, w)).shape[-1]
+    assert all(isinstance(v, int) for v in (rows, cols, total))
+
+
+def test_soft_split_facts_of_the_articles():
+    assert count_tokens(60, 100, 20, 10, 5) == (6, 10, 60)
+    assert count_tokens(60, 100, 20, 20, 0) == (3, 5, 15)
+
+
+@pytest.mark.parametrize(
+    "args, error, match",
+    [((60, 100, 200, 10, 5), ValueError, "k=200"), ((60, 100, 20, 0, 5), ValueError, "s must be at least 1, got 0"),
+     ((-60, 100, 20, 10, 5), ValueError, "-60"), ((60, 100, 20, 10, -1), ValueError, "-1"),
+     ((60.0, 100, 20, 10, 5), TypeError, "60.0"), ((60, 100, True, 10, 5), TypeError, "True")],
+)  # fmt: skip
+def test_count_tokens_rejects_bad_input(args, error, match):
+    with pytest.raises(error, match=match):
+        count_tokens(*args)
+
+
+def _patchify_by_slicing(x: torch.Tensor, p: int) -> torch.Tensor:
+    """The definition: walk the grid row by row and flatten each patch (channel first)."""
+    b, c, h, w = x.shape
+    tokens = [x[:, :, i : i + p, j : j + p].reshape(b, -1) for i in range(0, h, p) for j in range(0, w, p)]
+    return torch.stack(tokens, dim=1)
+
+
+@pytest.mark.parametrize("shape, p", [((2, 1, 60, 100), 20), ((3, 3, 8, 12), 4), ((1, 2, 6, 6), 3)])
+def test_patchify_equals_slicing_unfold_and_strided_conv(shape, p):
+    x = torch.randn(shape)
+    tokens = patchify(x, p)
+    assert torch.equal(tokens, _patchify_by_slicing(x, p))
+    assert torch.equal(tokens, nn.Unfold(p, stride=p)(x).transpose(1, 2))
+    # A Conv2d of stride P whose output channel o copies input feature o (one-hot kernels)
+    c = shape[1]
+    conv = nn.Conv2d(c, c * p * p, p, stride=p, bias=False)
+    conv.weight.data = torch.eye(c * p * p).view(c * p * p, c, p, p)
+    assert torch.allclose(tokens, conv(x).flatten(2).transpose(1, 2))
+
+
+def test_mountain_makes_15_tokens_of_400(mountain):
+    tokens = patchify(mountain, 20)
+    assert tokens.shape == (1, 15, 400)
+    # token 12 in the articles' 1-based numbering is rows 40-60, columns 20-40
+    assert torch.equal(tokens[0, 11], mountain[0, 0, 40:60, 20:40].reshape(400))
+
+
+def test_unpatchify_inverts_patchify():
+    x = torch.randn(2, 3, 12, 20)
+    assert torch.equal(unpatchify(patchify(x, 4), (12, 20), 4), x)
+
+
+def test_patchify_rejects_bad_input(mountain):
+    with pytest.raises(ValueError, match="patch_size 16 does not divide the image height 60"):
+        patchify(mountain, 16)
+    with pytest.raises(ValueError, match="must have 4 dimensions"):
+        patchify(mountain[0], 20)
+    with pytest.raises(TypeError, match="ndarray"):
+        patchify(np.zeros((1, 1, 60, 100)), 20)
+    with pytest.raises(ValueError, match="-20"):
+        patchify(mountain, -20)
+    with pytest.raises(ValueError, match="14 tokens"):
+        unpatchify(torch.zeros(1, 14, 400), (60, 100), 20)
+
+
+def test_scramble_patches_follows_order():
+    rng = np.random.default_rng(21)
+    image = rng.random((60, 100))
+    order = rng.permutation(15)
+    out = scramble_patches(image, 20, order)
+    for i, src in enumerate(order):
+        r, c = divmod(i, 5)
+        rs, cs = divmod(src, 5)
+        assert np.array_equal(out[20 * r : 20 * r + 20, 20 * c : 20 * c + 20],
+                              image[20 * rs : 20 * rs + 20, 20 * cs : 20 * cs + 20])  # fmt: skip
+    assert np.array_equal(scramble_patches(image, 20, np.arange(15)), image)
+    # scrambling is undone by the inverse permutation
+    assert np.array_equal(scramble_patches(out, 20, np.argsort(order)), image)
+
+
+@pytest.mark.parametrize("order", [[0] * 15, list(range(14)), list(range(1, 16))])
+def test_scramble_rejects_orders_that_are_not_permutations(order):
+    with pytest.raises(ValueError, match="permutation of range\\(15\\)"):
+        scramble_patches(np.zeros((60, 100)), 20, order)
+
+
+def test_patch_embed_equals_timm_conv(mountain):
+    embed = PatchEmbed((60, 100), 20, in_chans=1, embed_dim=768)
+    out = embed(mountain)
+    assert out.shape == (1, 15, 768) and embed.num_tokens == 15 and embed.grid_size == (3, 5)
+    conv = nn.Conv2d(1, 768, 20, stride=20)
+    conv.weight.data = embed.proj.weight.data.view(768, 1, 20, 20)
+    conv.bias.data = embed.proj.bias.data
+    assert torch.allclose(out, conv(mountain).flatten(2).transpose(1, 2), atol=1e-5)
+
+
+def test_patch_embed_rejects_wrong_images(mountain):
+    embed = PatchEmbed((60, 100), 20)
+    with pytest.raises(ValueError, match=r"\(1, 1, 60, 80\)"):
+        embed(mountain[..., :80])
+    with pytest.raises(ValueError, match="3 channels"):
+        embed(mountain.expand(1, 3, 60, 100))
+    with pytest.raises(ValueError, match="patch_size 16"):
+        PatchEmbed((60, 100), 16)
+    with pytest.raises(ValueError, match="-5"):
+        PatchEmbed((60, 100), 20, embed_dim=-5)

@@ -1,0 +1,110 @@
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from vitexplain import (
+    clock_periods,
+    relative_rotation,
+    resize_pos_embed,
+    sinusoid_encoding,
+    sinusoid_encoding_2d,
+)
+
+
+def _encoding_by_loops(num_tokens, dim, base=10000.0):
+    """The formula, one element at a time."""
+    table = np.zeros((num_tokens, dim))
+    for pos in range(num_tokens):
+        for j in range(dim):
+            i = j // 2
+            angle = pos / base ** (2 * i / dim)
+            table[pos, j] = math.sin(angle) if j % 2 == 0 else math.cos(angle)
+    return torch.tensor(table)
+
+
+@pytest.mark.parametrize("n, d, base", [(176, 768, 1e4), (15, 400, 1e4), (20, 7, 1e2), (50, 16, 1e8)])
+def test_sinusoid_encoding_matches_the_formula(n, d, base):
+    table = sinusoid_encoding(n, d, base)
+    assert table.dtype == torch.float32 and table.shape == (n, d)
+    assert torch.allclose(table.double(), _encoding_by_loops(n, d, base), atol=1e-7)
+
+
+def test_sinusoid_encoding_spans_minus_one_to_one():
+    table = sinusoid_encoding(176, 768)
+    assert table.min() < -0.99 and table.max() == 1.0
+
+
+def test_clock_periods():
+    periods = clock_periods(18)
+    assert periods.shape == (9,)
+    assert periods[0] == pytest.approx(2 * np.pi)
+    # the slowest clock of an 18-dimensional embedding turns once in about 22,500 tokens
+    assert 22_500 <= periods[-1] < 22_600
+    # after one period, each column of the table is back where it started (checked in float64)
+    for i, period in enumerate(clock_periods(8)):
+        angle = period / 10000.0 ** (2 * i / 8)
+        assert math.sin(angle) == pytest.approx(0, abs=1e-9)
+        assert math.cos(angle) == pytest.approx(1)
+    assert clock_periods(7).shape == (4,)
+
+
+@pytest.mark.parametrize("k", [1, 5, -3, 40])
+def test_shift_is_a_rotation(k):
+    torch.set_default_dtype(torch.float64)
+    try:
+        table = sinusoid_encoding(100, 16)
+        rotation = relative_rotation(k, 16)
+        lo, hi = max(0, -k), min(100, 100 - k)
+        assert torch.allclose(table[lo + k : hi + k], table[lo:hi] @ rotation.T, atol=1e-10)
+        assert torch.allclose(rotation @ rotation.T, torch.eye(16), atol=1e-12)
+    finally:
+        torch.set_default_dtype(torch.float32)
+
+
+def test_similarity_depends_only_on_the_offset():
+    table = sinusoid_encoding(60, 32).double()
+    sim = table @ table.T
+    for k in range(-10, 11):
+        diagonal = torch.diagonal(sim, offset=k)
+        assert torch.allclose(diagonal, diagonal[0].expand_as(diagonal), atol=1e-5)
+
+
+def test_2d_encoding_separates_rows_and_columns():
+    table = sinusoid_encoding_2d((3, 5), 16)
+    rows, cols = sinusoid_encoding(3, 8), sinusoid_encoding(5, 8)
+    for n in range(15):
+        r, c = divmod(n, 5)
+        assert torch.equal(table[n], torch.cat([rows[r], cols[c]]))
+    # Patches 5 and 6 (1-based) are raster neighbours but sit at opposite ends of two rows.
+    raster = sinusoid_encoding(15, 16)
+    d1 = torch.linalg.norm(raster[4] - raster[5])
+    d2 = torch.linalg.norm(table[4] - table[5])
+    assert d2 > 2 * d1
+
+
+def test_resize_pos_embed():
+    table = sinusoid_encoding_2d((3, 5), 16)
+    with_cls = torch.cat([torch.ones(1, 16), table])[None]
+    same = resize_pos_embed(with_cls, (3, 5), (3, 5), num_prefix_tokens=1)
+    assert torch.allclose(same, with_cls, atol=1e-6)
+    bigger = resize_pos_embed(with_cls, (3, 5), (6, 10), num_prefix_tokens=1)
+    assert bigger.shape == (1, 61, 16) and torch.equal(bigger[0, 0], torch.ones(16))
+    # A table constant along rows stays constant along rows after resizing.
+    flat = resize_pos_embed(torch.arange(3.0).repeat_interleave(5)[:, None], (3, 5), (3, 9))
+    assert torch.allclose(flat.view(3, 9), torch.arange(3.0)[:, None].expand(3, 9), atol=1e-6)
+    with pytest.raises(ValueError, match="16 tokens"):
+        resize_pos_embed(with_cls, (3, 5), (6, 10))
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [(lambda: sinusoid_encoding(-1, 8), ValueError, "-1"), (lambda: sinusoid_encoding(4, 0), ValueError, "0"),
+     (lambda: sinusoid_encoding(4, 8, base=1.0), ValueError, "1.0"), (lambda: sinusoid_encoding(4.5, 8), TypeError, "4.5"),
+     (lambda: relative_rotation(1, 7), ValueError, "7"), (lambda: sinusoid_encoding_2d((3, 5), 15), ValueError, "15"),
+     (lambda: clock_periods(8, base="big"), TypeError, "big")],
+)  # fmt: skip
+def test_position_rejects_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

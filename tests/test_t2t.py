@@ -1,0 +1,109 @@
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from vitexplain import T2TModule, T2TViT, TokenTransformer, count_tokens, patchify, soft_split
+
+
+def test_soft_split_of_the_mountain(mountain):
+    split = soft_split(20)
+    assert (split.kernel_size, split.stride, split.padding) == (20, 10, 5)
+    tokens = split(mountain).transpose(1, 2)
+    assert tokens.shape == (1, 60, 400) and count_tokens(60, 100, 20, 10, 5) == (6, 10, 60)
+    padded = F.pad(mountain, (5, 5, 5, 5))[0, 0]  # 70 x 110
+    assert padded.shape == (70, 110)
+    for n in (0, 7, 59):
+        r, c = divmod(n, 10)
+        assert torch.equal(tokens[0, n], padded[10 * r : 10 * r + 20, 10 * c : 10 * c + 20].reshape(400))
+
+
+def test_soft_split_without_overlap_is_the_patch_split(mountain):
+    assert torch.equal(nn.Unfold(20, stride=20, padding=0)(mountain).transpose(1, 2), patchify(mountain, 20))
+
+
+def _token_transformer_reference(tt: TokenTransformer, x: torch.Tensor) -> torch.Tensor:
+    """The official single-head token transformer, written out with functional calls."""
+    out_dim = tt.attn.out_dim
+    h = F.layer_norm(x, (x.shape[-1],), tt.norm1.weight, tt.norm1.bias)
+    q, k, v = F.linear(h, tt.attn.qkv.weight).split(out_dim, dim=-1)
+    weights = torch.softmax(q @ k.transpose(1, 2) * x.shape[-1] ** -0.5, dim=-1)
+    y = v + F.linear(weights @ v, tt.attn.proj.weight, tt.attn.proj.bias)
+    z = F.layer_norm(y, (out_dim,), tt.norm2.weight, tt.norm2.bias)
+    return y + F.linear(F.gelu(F.linear(z, tt.mlp.fc1.weight, tt.mlp.fc1.bias)), tt.mlp.fc2.weight, tt.mlp.fc2.bias)
+
+
+def test_token_transformer_matches_the_official_computation():
+    tt = TokenTransformer(49, 64)
+    for p in tt.parameters():
+        nn.init.normal_(p, std=0.2)
+    x = torch.randn(13, 100, 49)
+    out = tt(x)
+    assert out.shape == (13, 100, 64)
+    assert tt.attn.scale == 49**-0.5  # the input length, as in the official code
+    assert torch.allclose(out, _token_transformer_reference(tt, x), atol=1e-5)
+
+
+def test_t2t_module_walk_on_400_by_100():
+    t2t = T2TModule((400, 100))
+    assert t2t.grid_sizes == [(100, 25), (50, 13), (25, 7)]
+    assert [g[0] * g[1] for g in t2t.grid_sizes] == [2500, 650, 175] and t2t.num_tokens == 175
+    h, w = 400, 100
+    for (k, grid) in zip((7, 3, 3), t2t.grid_sizes, strict=True):
+        h, w, _ = count_tokens(h, w, k, math.ceil(k / 2), math.ceil(k / 4))
+        assert (h, w) == grid
+    x = torch.randn(13, 1, 400, 100)
+    assert t2t.soft_split0(x).shape == (13, 49, 2500)
+    assert t2t(x).shape == (13, 175, 768)
+
+
+OFFICIAL_KEYS = {  # T2T_ViT(tokens_type='transformer', depth=1) of the official code
+    "cls_token": (1, 1, 768), "pos_embed": (1, 176, 768),
+    "tokens_to_token.attention1.norm1.weight": (49,), "tokens_to_token.attention1.norm1.bias": (49,),
+    "tokens_to_token.attention1.attn.qkv.weight": (192, 49),
+    "tokens_to_token.attention1.attn.proj.weight": (64, 64), "tokens_to_token.attention1.attn.proj.bias": (64,),
+    "tokens_to_token.attention1.norm2.weight": (64,), "tokens_to_token.attention1.norm2.bias": (64,),
+    "tokens_to_token.attention1.mlp.fc1.weight": (64, 64), "tokens_to_token.attention1.mlp.fc1.bias": (64,),
+    "tokens_to_token.attention1.mlp.fc2.weight": (64, 64), "tokens_to_token.attention1.mlp.fc2.bias": (64,),
+    "tokens_to_token.attention2.norm1.weight": (576,), "tokens_to_token.attention2.norm1.bias": (576,),
+    "tokens_to_token.attention2.attn.qkv.weight": (192, 576),
+    "tokens_to_token.attention2.attn.proj.weight": (64, 64), "tokens_to_token.attention2.attn.proj.bias": (64,),
+    "tokens_to_token.attention2.norm2.weight": (64,), "tokens_to_token.attention2.norm2.bias": (64,),
+    "tokens_to_token.attention2.mlp.fc1.weight": (64, 64), "tokens_to_token.attention2.mlp.fc1.bias": (64,),
+    "tokens_to_token.attention2.mlp.fc2.weight": (64, 64), "tokens_to_token.attention2.mlp.fc2.bias": (64,),
+    "tokens_to_token.project.weight": (768, 576), "tokens_to_token.project.bias": (768,),
+    "blocks.0.norm1.weight": (768,), "blocks.0.norm1.bias": (768,), "blocks.0.attn.qkv.weight": (2304, 768),
+    "blocks.0.attn.proj.weight": (768, 768), "blocks.0.attn.proj.bias": (768,),
+    "blocks.0.norm2.weight": (768,), "blocks.0.norm2.bias": (768,),
+    "blocks.0.mlp.fc1.weight": (3072, 768), "blocks.0.mlp.fc1.bias": (3072,),
+    "blocks.0.mlp.fc2.weight": (768, 3072), "blocks.0.mlp.fc2.bias": (768,),
+    "norm.weight": (768,), "norm.bias": (768,), "head.weight": (1, 768), "head.bias": (1,),
+}  # fmt: skip
+
+
+def test_t2t_vit_state_dict_has_the_official_names():
+    model = T2TViT((400, 100), depth=1)
+    assert {k: tuple(v.shape) for k, v in model.state_dict().items()} == OFFICIAL_KEYS
+    renamed = T2TViT((400, 100), depth=1)
+    renamed.load_state_dict(model.state_dict(), strict=True)
+    x = torch.randn(2, 1, 400, 100)
+    with torch.no_grad():
+        logits, weights = model(x, return_attention=True)
+        assert torch.equal(renamed(x, return_attention=True)[0], logits)
+        assert torch.allclose(renamed(x), logits, atol=1e-5)
+    assert weights[0].shape == (2, 1, 176, 176)
+
+
+def test_t2t_rejects_bad_input():
+    with pytest.raises(ValueError, match="kernel k=7 is larger than the padded image height 2"):
+        T2TModule((2, 100))
+    with pytest.raises(ValueError, match="three kernel sizes"):
+        T2TModule((400, 100), softsplit_kernels=(7, 3))
+    with pytest.raises(ValueError, match=r"\(13, 1, 100, 400\)"):
+        T2TModule((400, 100))(torch.zeros(13, 1, 100, 400))
+    with pytest.raises(ValueError, match="0"):
+        soft_split(0)
+    with pytest.raises(ValueError, match="num_heads=3 does not divide out_dim=64"):
+        TokenTransformer(49, 64, num_heads=3)

@@ -1,0 +1,118 @@
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from vitexplain import Block, Mlp, ViT, scramble_patches, sinusoid_encoding
+
+
+def _copy_into_encoder_layer(block: Block, dim: int, heads: int) -> nn.TransformerEncoderLayer:
+    layer = nn.TransformerEncoderLayer(dim, heads, dim_feedforward=block.mlp.fc1.out_features,
+                                       dropout=0.0, activation="gelu", batch_first=True,
+                                       norm_first=True)  # fmt: skip
+    with torch.no_grad():
+        qkv_bias = block.attn.qkv.bias
+        layer.self_attn.in_proj_weight.copy_(block.attn.qkv.weight)
+        layer.self_attn.in_proj_bias.copy_(qkv_bias if qkv_bias is not None else torch.zeros(3 * dim))
+        layer.self_attn.out_proj.weight.copy_(block.attn.proj.weight)
+        layer.self_attn.out_proj.bias.copy_(block.attn.proj.bias)
+        for ours, theirs in ((block.norm1, layer.norm1), (block.norm2, layer.norm2),
+                             (block.mlp.fc1, layer.linear1), (block.mlp.fc2, layer.linear2)):  # fmt: skip
+            theirs.weight.copy_(ours.weight)
+            theirs.bias.copy_(ours.bias)
+    return layer
+
+
+@pytest.mark.parametrize("heads, bias", [(1, False), (4, True), (6, False)])
+def test_block_equals_transformer_encoder_layer(heads, bias):
+    block = Block(48, num_heads=heads, qkv_bias=bias)
+    for p in block.parameters():  # non-trivial norms and biases
+        nn.init.normal_(p, std=0.2)
+    layer = _copy_into_encoder_layer(block, 48, heads)
+    x = torch.randn(3, 16, 48)
+    expected = layer(x)
+    assert torch.allclose(block(x), expected, atol=1e-5)
+    out, weights = block(x, return_attention=True)
+    assert torch.allclose(out, expected, atol=1e-5) and weights.shape == (3, heads, 16, 16)
+    layer.eval()  # PyTorch's fused fast path in inference
+    with torch.inference_mode():
+        assert torch.allclose(block(x), layer(x), atol=1e-5)
+
+
+def test_mlp_is_fc_gelu_fc():
+    mlp = Mlp(8, 32, 4)
+    x = torch.randn(5, 8)
+    expected = nn.functional.gelu(x @ mlp.fc1.weight.T + mlp.fc1.bias) @ mlp.fc2.weight.T + mlp.fc2.bias
+    assert torch.allclose(mlp(x), expected, atol=1e-6)
+    assert Mlp(8).fc2.out_features == 8
+
+
+def _small_vit(**kwargs) -> ViT:
+    options = {"img_size": (60, 100), "patch_size": 20, "embed_dim": 64, "depth": 2, "num_heads": 4}
+    return ViT(**{**options, **kwargs}).eval()
+
+
+def test_vit_walks_175_tokens_as_176():
+    vit = ViT((100, 28), 4, embed_dim=32, depth=1, num_heads=2)  # 25 x 7 = 175 patches
+    assert vit.num_tokens == 175 and vit.pos_embed.shape == (1, 176, 32)
+    logits, weights = vit(torch.randn(13, 1, 100, 28), return_attention=True)
+    assert logits.shape == (13, 1) and weights[0].shape == (13, 2, 176, 176)
+
+
+def test_vit_structure_and_initialisation():
+    vit = ViT((60, 100), 20, embed_dim=768, depth=2)
+    names = set(vit.state_dict())
+    for name in ["cls_token", "pos_embed", "patch_embed.proj.weight", "blocks.1.norm1.weight",
+                 "blocks.1.attn.qkv.weight", "blocks.1.attn.proj.bias", "blocks.1.mlp.fc1.weight",
+                 "blocks.1.mlp.fc2.bias", "norm.weight", "head.weight"]:  # fmt: skip
+        assert name in names
+    assert "blocks.0.attn.qkv.bias" not in names  # qkv_bias=False
+    assert not any(p is vit.pos_embed for p in vit.parameters())  # fixed, not trained
+    assert torch.equal(vit.pos_embed[0], sinusoid_encoding(16, 768))
+    weight = vit.blocks[0].mlp.fc1.weight
+    assert abs(weight.std().item() - 0.02) < 0.002 and abs(weight.mean().item()) < 0.001
+    assert abs(vit.cls_token.std().item() - 0.02) < 0.004
+    assert torch.equal(vit.head.bias, torch.zeros(1))
+    assert torch.equal(vit.norm.weight, torch.ones(768))
+    assert torch.equal(_small_vit(use_pos_embed=False).pos_embed, torch.zeros(1, 16, 64))
+
+
+def test_vit_without_position_cannot_tell_scrambled_mountain(mountain):
+    order = np.random.default_rng(21).permutation(15)
+    scrambled = torch.tensor(scramble_patches(mountain[0, 0].numpy(), 20, order))[None, None]
+    with torch.no_grad():
+        blind = _small_vit(use_pos_embed=False, num_classes=3)
+        for p in blind.parameters():  # weights large enough for position to matter visibly
+            nn.init.normal_(p, std=0.2)
+        assert torch.allclose(blind(mountain), blind(scrambled), atol=1e-6)
+        seeing = _small_vit(num_classes=3)
+        seeing.load_state_dict({**blind.state_dict(), "pos_embed": seeing.pos_embed})
+        assert (seeing(mountain) - seeing(scrambled)).abs().max() > 1e-3
+
+
+def test_vit_training_step_reduces_loss(mountain):
+    vit = _small_vit(depth=1).train()
+    opt = torch.optim.AdamW(vit.parameters(), lr=1e-3)
+    losses = []
+    for _ in range(5):
+        loss = (vit(mountain) - 3.0).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    assert losses[-1] < losses[0]
+    assert vit.pos_embed.grad is None
+
+
+def test_vit_rejects_bad_input(mountain):
+    vit = _small_vit()
+    with pytest.raises(ValueError, match=r"\(1, 1, 60, 80\)"):
+        vit(mountain[..., :80])
+    with pytest.raises(ValueError, match="3 channels"):
+        vit(mountain.expand(1, 3, 60, 100))
+    with pytest.raises(ValueError, match="num_heads=5 does not divide dim=64"):
+        _small_vit(num_heads=5)
+    with pytest.raises(ValueError, match="patch_size 16"):
+        _small_vit(patch_size=16)
+    with pytest.raises(ValueError, match="-1"):
+        _small_vit(depth=-1)

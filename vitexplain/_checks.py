@@ -1,0 +1,97 @@
+"""Argument checks shared by the package: clear errors where a user's call enters.
+
+Every public function validates its inputs with these helpers, so that a bad value is reported as
+a ``TypeError`` or ``ValueError`` that names it, instead of a shape error from deep inside torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+
+
+def check_int(name: str, value: object, minimum: int | None = 1) -> int:
+    """Return ``value`` if it is an int (not a bool) of at least ``minimum``.
+
+    Args:
+        name: argument name used in the message.
+        value: the value to check.
+        minimum: smallest allowed value, or None for no bound.
+
+    Returns:
+        The value as a Python int.
+    """
+    # numpy / torch integer scalars are accepted; bool is an int subclass but never a size.
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{name} must be an int, got {value!r} of type {type(value).__name__}")
+    value = int(value.__index__())
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def check_size2(name: str, value: object, minimum: int = 1) -> tuple[int, int]:
+    """Return ``(height, width)`` from an int or a pair of ints.
+
+    Args:
+        name: argument name used in the message.
+        value: an int (square) or a sequence of two ints, height first.
+        minimum: smallest allowed value for each side.
+
+    Returns:
+        The pair (height, width).
+    """
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        if len(value) != 2:
+            raise ValueError(f"{name} must be an int or a (height, width) pair, got {value!r}")
+        return (check_int(f"{name}[0]", value[0], minimum), check_int(f"{name}[1]", value[1], minimum))
+    size = check_int(name, value, minimum)
+    return size, size
+
+
+def check_tensor(name: str, value: object, ndim: int | None = None, min_ndim: int = 0) -> torch.Tensor:
+    """Return ``value`` if it is a tensor with ``ndim`` dimensions (or at least ``min_ndim``).
+
+    Args:
+        name: argument name used in the message.
+        value: the value to check.
+        ndim: exact number of dimensions required, or None.
+        min_ndim: smallest number of dimensions allowed.
+
+    Returns:
+        The tensor, unchanged.
+    """
+    if not isinstance(value, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
+    if ndim is not None and value.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimensions, got shape {tuple(value.shape)}")
+    if value.ndim < min_ndim:
+        raise ValueError(
+            f"{name} must have at least {min_ndim} dimensions, got shape {tuple(value.shape)}"
+        )
+    return value
+
+
+def check_image_batch(
+    x: object, in_chans: int, img_size: tuple[int, int], name: str = "x"
+) -> torch.Tensor:
+    """Check that ``x`` is a (B, C, H, W) batch of the size and channel count a model was built for.
+
+    Args:
+        x: the input batch.
+        in_chans: channels C the model expects.
+        img_size: (H, W) the model expects.
+        name: argument name used in the message.
+
+    Returns:
+        The tensor, unchanged.
+    """
+    x = check_tensor(name, x, ndim=4)
+    _, c, h, w = x.shape
+    if c != in_chans or (h, w) != tuple(img_size):
+        raise ValueError(
+            f"{name} has shape {tuple(x.shape)}, but the model expects (B, {in_chans}, "
+            f"{img_size[0]}, {img_size[1]}): {c} channels of {h} x {w}"
+        )
+    return x

@@ -1,0 +1,106 @@
+"""Scaled dot-product attention (notebook 02), as a readable function and as a module.
+
+Each token asks a question (query q), advertises what it holds (key k) and carries a message
+(value v). Token i's output is the average of all values, weighted by how well q_i matches each key:
+
+    Attention(Q, K, V) = softmax(Q K^T / sqrt(d)) V
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from einops import rearrange
+from torch import nn
+
+from ._checks import check_int, check_tensor
+
+
+def attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """softmax(q k^T * scale) v, written out: the reference the fused kernel is checked against.
+
+    Args:
+        q: queries, shape (..., N, d).
+        k: keys, shape (..., M, d).
+        v: values, shape (..., M, d_v).
+        scale: factor on the logits; d ** -0.5 when None.
+
+    Returns:
+        (out, weights): out of shape (..., N, d_v) and the attention weights (..., N, M), whose
+        rows sum to 1.
+    """
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        check_tensor(name, t, min_ndim=2)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k must have the same last dimension, got {q.shape[-1]} and {k.shape[-1]}")
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(f"k and v must hold the same number of tokens, got {k.shape[-2]} and {v.shape[-2]}")
+    if scale is None:
+        scale = q.shape[-1] ** -0.5
+    logits = q @ k.transpose(-2, -1) * scale  # (..., N, M)
+    weights = logits.softmax(dim=-1)  # each row is a distribution over the M keys
+    return weights @ v, weights  # (..., N, d_v), (..., N, M)
+
+
+class Attention(nn.Module):
+    """Multi-head self-attention, as in timm's ``Attention``.
+
+    One ``qkv`` projection makes queries, keys and values at once; its output is ordered q | k | v
+    and each third is split into ``num_heads`` heads of ``dim // num_heads`` channels (the layout of
+    ``nn.MultiheadAttention.in_proj_weight``).
+
+    Args:
+        dim: token length D.
+        num_heads: number of heads h; must divide ``dim``.
+        qkv_bias: whether ``qkv`` has a bias.
+        qk_scale: factor on the logits; head_dim ** -0.5 when None.
+        fused: use ``F.scaled_dot_product_attention`` in ``forward`` (the explicit path is taken
+            anyway when the weights are asked for).
+    """
+
+    def __init__(
+        self,
+        dim: int,
+        num_heads: int = 1,
+        qkv_bias: bool = False,
+        qk_scale: float | None = None,
+        fused: bool = True,
+    ) -> None:
+        super().__init__()
+        dim, num_heads = check_int("dim", dim), check_int("num_heads", num_heads)
+        if dim % num_heads:
+            raise ValueError(f"num_heads={num_heads} does not divide dim={dim}")
+        self.dim = dim
+        self.num_heads = num_heads
+        self.head_dim = dim // num_heads
+        self.scale = qk_scale if qk_scale is not None else self.head_dim**-0.5
+        self.fused = fused
+        self.qkv = nn.Linear(dim, 3 * dim, bias=qkv_bias)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(
+        self, x: torch.Tensor, return_attention: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+        """Attend every token to every token.
+
+        Args:
+            x: tokens, shape (B, N, D).
+            return_attention: also return the attention weights (explicit path).
+
+        Returns:
+            out of shape (B, N, D), or (out, weights) with weights of shape (B, h, N, N).
+        """
+        x = check_tensor("x", x, ndim=3)
+        if x.shape[-1] != self.dim:
+            raise ValueError(f"x has token length {x.shape[-1]}, but the module was built for dim={self.dim}")
+        # (B, N, 3D) -> three tensors (B, h, N, d)
+        q, k, v = rearrange(self.qkv(x), "b n (qkv h d) -> qkv b h n d", qkv=3, h=self.num_heads)
+        if self.fused and not return_attention:
+            out = F.scaled_dot_product_attention(q, k, v, scale=self.scale)  # (B, h, N, d)
+            weights = None
+        else:
+            out, weights = attention(q, k, v, scale=self.scale)  # (B, h, N, d), (B, h, N, N)
+        out = self.proj(rearrange(out, "b h n d -> b n (h d)"))  # (B, N, D)
+        return (out, weights) if return_attention else out

@@ -1,0 +1,173 @@
+"""Patch tokenization (notebook 01): an image becomes a sequence of flattened patches.
+
+An image of H x W pixels cut into P x P patches gives N = (H / P) * (W / P) tokens of length C * P * P.
+The order is row-major (left to right, then top to bottom), the order ``nn.Unfold`` uses, and
+inside a token the channel is the slowest axis, then the patch row, then the patch column.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from einops import rearrange
+from torch import nn
+
+from ._checks import check_image_batch, check_int, check_size2, check_tensor
+
+
+def count_tokens(h: int, w: int, k: int, s: int, p: int) -> tuple[int, int, int]:
+    """Count the patches that ``nn.Unfold(k, stride=s, padding=p)`` cuts from an h x w image.
+
+    Along each side, a kernel of size k slides with stride s over the side padded by p on both ends:
+    ``rows = (h + 2p - k) // s + 1`` and ``cols = (w + 2p - k) // s + 1``.
+
+    Args:
+        h: image height.
+        w: image width.
+        k: kernel (patch) size.
+        s: stride.
+        p: zero padding added on every side.
+
+    Returns:
+        (rows, cols, total) with total = rows * cols.
+    """
+    h, w = check_int("h", h), check_int("w", w)
+    k, s, p = check_int("k", k), check_int("s", s), check_int("p", p, minimum=0)
+    for side, size in (("height", h), ("width", w)):
+        if k > size + 2 * p:
+            raise ValueError(
+                f"kernel k={k} is larger than the padded image {side} {size} + 2*{p} = {size + 2 * p}"
+            )
+    rows = (h + 2 * p - k) // s + 1
+    cols = (w + 2 * p - k) // s + 1
+    return rows, cols, rows * cols
+
+
+def _check_divides(patch_size: int, height: int, width: int) -> None:
+    for side, size in (("height", height), ("width", width)):
+        if size % patch_size:
+            raise ValueError(
+                f"patch_size {patch_size} does not divide the image {side} {size} "
+                f"({size} = {size // patch_size} * {patch_size} + {size % patch_size})"
+            )
+
+
+def patchify(x: torch.Tensor, patch_size: int) -> torch.Tensor:
+    """Cut a batch of images into non-overlapping patches and flatten each into a token.
+
+    Equal to ``nn.Unfold(P, stride=P)(x).transpose(1, 2)``.
+
+    Args:
+        x: images, shape (B, C, H, W); H and W must be multiples of ``patch_size``.
+        patch_size: side P of the square patches.
+
+    Returns:
+        Tokens of shape (B, N, C * P * P) with N = (H / P) * (W / P), patches in row-major order.
+    """
+    x = check_tensor("x", x, ndim=4)
+    patch_size = check_int("patch_size", patch_size)
+    _check_divides(patch_size, x.shape[-2], x.shape[-1])
+    # (B, C, H, W) -> (B, N, C*P*P): grid row h and column w make the token index, the channel
+    # and the pixel offset (p1, p2) inside the patch make the token's features.
+    return rearrange(x, "b c (h p1) (w p2) -> b (h w) (c p1 p2)", p1=patch_size, p2=patch_size)
+
+
+def unpatchify(
+    tokens: torch.Tensor, img_size: int | tuple[int, int], patch_size: int
+) -> torch.Tensor:
+    """Put tokens made by :func:`patchify` back together into images.
+
+    Args:
+        tokens: shape (B, N, C * P * P).
+        img_size: (H, W) of the images, or one int for square images.
+        patch_size: side P of the patches.
+
+    Returns:
+        Images of shape (B, C, H, W).
+    """
+    tokens = check_tensor("tokens", tokens, ndim=3)
+    height, width = check_size2("img_size", img_size)
+    patch_size = check_int("patch_size", patch_size)
+    _check_divides(patch_size, height, width)
+    rows, cols = height // patch_size, width // patch_size
+    n, length = tokens.shape[1:]
+    if n != rows * cols:
+        raise ValueError(
+            f"{n} tokens do not match a {rows} x {cols} grid of {patch_size}-pixel patches "
+            f"of a {height} x {width} image"
+        )
+    if length % (patch_size * patch_size):
+        raise ValueError(f"token length {length} is not a multiple of patch_size**2 = {patch_size**2}")
+    return rearrange(
+        tokens, "b (h w) (c p1 p2) -> b c (h p1) (w p2)", h=rows, p1=patch_size, p2=patch_size
+    )
+
+
+def scramble_patches(image: np.ndarray, patch_size: int, order) -> np.ndarray:
+    """Rearrange the patches of an image: patch i of the result is patch ``order[i]`` of the input.
+
+    Args:
+        image: array of shape (H, W).
+        patch_size: side P of the patches; must divide H and W.
+        order: a permutation of ``range(N)``, N = (H / P) * (W / P), 0-based, row-major.
+
+    Returns:
+        Array of shape (H, W), same dtype as ``image``.
+    """
+    image = np.asarray(image)
+    if image.ndim != 2:
+        raise ValueError(f"image must have shape (H, W), got shape {image.shape}")
+    patch_size = check_int("patch_size", patch_size)
+    _check_divides(patch_size, *image.shape)
+    rows, cols = image.shape[0] // patch_size, image.shape[1] // patch_size
+    order = np.asarray(order)
+    if order.shape != (rows * cols,) or not np.array_equal(np.sort(order), np.arange(rows * cols)):
+        raise ValueError(
+            f"order must be a permutation of range({rows * cols}) for the {rows} x {cols} patch "
+            f"grid, got {order.tolist()}"
+        )
+    patches = rearrange(image, "(h p1) (w p2) -> (h w) p1 p2", p1=patch_size, p2=patch_size)
+    return rearrange(patches[order], "(h w) p1 p2 -> (h p1) (w p2)", h=rows)
+
+
+class PatchEmbed(nn.Module):
+    """Patchify an image and project each token linearly to the embedding dimension.
+
+    ``proj`` is an ``nn.Linear(C*P*P, D)`` on the patchified image; timm's Conv2d with kernel and
+    stride P holds the same numbers, reshaped: ``conv.weight == proj.weight.view(D, C, P, P)``.
+
+    Args:
+        img_size: (H, W) of the input images, or one int for square images.
+        patch_size: side P of the patches; must divide H and W.
+        in_chans: channels C of the input images.
+        embed_dim: length D of the output tokens.
+    """
+
+    def __init__(
+        self,
+        img_size: int | tuple[int, int],
+        patch_size: int,
+        in_chans: int = 1,
+        embed_dim: int = 768,
+    ) -> None:
+        super().__init__()
+        self.img_size = check_size2("img_size", img_size)
+        self.patch_size = check_int("patch_size", patch_size)
+        self.in_chans = check_int("in_chans", in_chans)
+        embed_dim = check_int("embed_dim", embed_dim)
+        _check_divides(self.patch_size, *self.img_size)
+        self.grid_size = (self.img_size[0] // patch_size, self.img_size[1] // patch_size)
+        self.num_tokens = self.grid_size[0] * self.grid_size[1]
+        self.proj = nn.Linear(in_chans * patch_size * patch_size, embed_dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Embed a batch of images.
+
+        Args:
+            x: images, shape (B, C, H, W).
+
+        Returns:
+            Tokens of shape (B, N, D).
+        """
+        x = check_image_batch(x, self.in_chans, self.img_size)
+        return self.proj(patchify(x, self.patch_size))  # (B, N, C*P*P) -> (B, N, D)

@@ -1,0 +1,161 @@
+"""Sinusoidal position embeddings (notebook 03): every pair of columns is a clock.
+
+Column 2i of the table holds sin(pos * w_i) and column 2i + 1 holds cos(pos * w_i), with the
+angular frequency w_i = base ** (-2i / dim). Pair i is a hand going round the unit circle once every
+2 pi / w_i positions; the pairs turn from fast (i = 0, one turn per 2 pi tokens) to slow.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from einops import rearrange
+
+from ._checks import check_int, check_size2, check_tensor
+
+
+def _check_base(base: float) -> float:
+    if isinstance(base, bool) or not isinstance(base, (int, float)):
+        raise TypeError(f"base must be a number, got {base!r}")
+    if not base > 1:
+        raise ValueError(f"base must be greater than 1, got {base}")
+    return float(base)
+
+
+def _frequencies(dim: int, base: float) -> torch.Tensor:
+    """Angular frequency of each column, in float64: w_{j // 2} = base ** (-2 (j // 2) / dim)."""
+    pair = torch.arange(dim, dtype=torch.float64) // 2
+    return base ** (-2 * pair / dim)  # (dim,)
+
+
+def sinusoid_encoding(num_tokens: int, dim: int, base: float = 10000.0) -> torch.Tensor:
+    """The sinusoidal position embedding table of Vaswani et al. (2017).
+
+    ``table[pos, 2i] = sin(pos / base ** (2i / dim))`` and ``table[pos, 2i + 1]`` is the matching
+    cosine; an odd ``dim`` ends with a lone sine column.
+
+    Args:
+        num_tokens: number of positions L.
+        dim: embedding length D.
+        base: the wavelength scale; 10000 in the paper.
+
+    Returns:
+        Tensor of shape (L, D) in torch's default dtype, computed in float64.
+    """
+    num_tokens, dim = check_int("num_tokens", num_tokens), check_int("dim", dim)
+    base = _check_base(base)
+    pos = torch.arange(num_tokens, dtype=torch.float64)[:, None]  # (L, 1)
+    angles = pos * _frequencies(dim, base)  # (L, D)
+    even = torch.arange(dim) % 2 == 0
+    table = torch.where(even, torch.sin(angles), torch.cos(angles))  # (L, D)
+    return table.to(torch.get_default_dtype())
+
+
+def clock_periods(dim: int, base: float = 10000.0) -> np.ndarray:
+    """Period, in tokens, of each sin/cos pair: 2 pi * base ** (2i / dim).
+
+    Args:
+        dim: embedding length D.
+        base: the wavelength scale.
+
+    Returns:
+        Array of shape (ceil(D / 2),), increasing from 2 pi.
+    """
+    dim = check_int("dim", dim)
+    base = _check_base(base)
+    i = np.arange(math.ceil(dim / 2))
+    return 2 * np.pi * base ** (2 * i / dim)
+
+
+def relative_rotation(offset: float, dim: int, base: float = 10000.0) -> torch.Tensor:
+    """The block-diagonal rotation R(k) with PE[pos + k] = R(k) @ PE[pos] for every pos.
+
+    For pair i, (sin(a + b), cos(a + b)) = [[cos b, sin b], [-sin b, cos b]] (sin a, cos a) with
+    a = pos * w_i and b = k * w_i: moving k tokens turns every clock by its own angle, whatever pos.
+
+    Args:
+        offset: the shift k in tokens.
+        dim: embedding length D; must be even (every column needs its partner).
+        base: the wavelength scale.
+
+    Returns:
+        Tensor of shape (D, D) in torch's default dtype.
+    """
+    dim = check_int("dim", dim)
+    if dim % 2:
+        raise ValueError(f"dim must be even for the rotation identity, got {dim}")
+    base = _check_base(base)
+    angle = offset * _frequencies(dim, base)[::2]  # (D/2,)
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    blocks = torch.stack([torch.stack([cos, sin], -1), torch.stack([-sin, cos], -1)], -2)  # (D/2, 2, 2)
+    return torch.block_diag(*blocks).to(torch.get_default_dtype())
+
+
+def sinusoid_encoding_2d(grid_size: int | tuple[int, int], dim: int, base: float = 10000.0) -> torch.Tensor:
+    """A 2D sin-cos embedding: the first half of the columns encodes the row, the second the column.
+
+    Two tokens in the same row share the first half of their embedding, two tokens in the same
+    column the second half, so patches that are far apart on the grid are never neighbours.
+
+    Args:
+        grid_size: (H, W) of the token grid, or one int for a square grid.
+        dim: embedding length D; must be even.
+        base: the wavelength scale.
+
+    Returns:
+        Tensor of shape (H * W, D), tokens in row-major order.
+    """
+    rows, cols = check_size2("grid_size", grid_size)
+    dim = check_int("dim", dim)
+    if dim % 2:
+        raise ValueError(f"dim must be even to split between rows and columns, got {dim}")
+    row_pe = sinusoid_encoding(rows, dim // 2, base)  # (H, D/2)
+    col_pe = sinusoid_encoding(cols, dim // 2, base)  # (W, D/2)
+    return torch.cat(
+        [
+            row_pe.repeat_interleave(cols, dim=0),  # token (r, c) -> row_pe[r]
+            col_pe.repeat(rows, 1),  # token (r, c) -> col_pe[c]
+        ],
+        dim=1,
+    )  # (H*W, D)
+
+
+def resize_pos_embed(
+    pos_embed: torch.Tensor,
+    old_grid: int | tuple[int, int],
+    new_grid: int | tuple[int, int],
+    num_prefix_tokens: int = 0,
+) -> torch.Tensor:
+    """Resample a position embedding to a new token grid by bicubic interpolation, as timm does.
+
+    A ViT trained on one image size meets another at fine-tuning time: its learned embedding is a
+    (H, W) grid of vectors, which is interpolated like an image with D channels. Prefix tokens
+    (the class token) have no place on the grid and are kept as they are.
+
+    Args:
+        pos_embed: shape (num_prefix_tokens + H * W, D) or (1, num_prefix_tokens + H * W, D).
+        old_grid: (H, W) of the grid ``pos_embed`` was made for.
+        new_grid: (H', W') of the new grid.
+        num_prefix_tokens: leading tokens that are not on the grid.
+
+    Returns:
+        Tensor of shape (num_prefix_tokens + H' * W', D), with a leading 1 if the input had one.
+    """
+    pos_embed = check_tensor("pos_embed", pos_embed)
+    if pos_embed.ndim not in (2, 3) or (pos_embed.ndim == 3 and pos_embed.shape[0] != 1):
+        raise ValueError(f"pos_embed must have shape (N, D) or (1, N, D), got {tuple(pos_embed.shape)}")
+    (h, w), (nh, nw) = check_size2("old_grid", old_grid), check_size2("new_grid", new_grid)
+    num_prefix_tokens = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
+    table = pos_embed.reshape(-1, pos_embed.shape[-1])  # (N, D)
+    if table.shape[0] != num_prefix_tokens + h * w:
+        raise ValueError(
+            f"pos_embed holds {table.shape[0]} tokens, expected {num_prefix_tokens} + {h} x {w}"
+        )
+    prefix, grid = table[:num_prefix_tokens], table[num_prefix_tokens:]
+    grid = rearrange(grid, "(h w) d -> 1 d h w", h=h)  # the grid as a D-channel image
+    grid = F.interpolate(grid, size=(nh, nw), mode="bicubic", align_corners=False)
+    out = torch.cat([prefix, rearrange(grid, "1 d h w -> (h w) d")])  # (P + H'W', D)
+    return out[None] if pos_embed.ndim == 3 else out

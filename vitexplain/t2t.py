@@ -1,0 +1,232 @@
+"""Tokens-to-Token ViT (notebook 05): overlapping soft splits and token transformers.
+
+T2T-ViT (Yuan et al., 2021) tokenizes in three soft splits: ``nn.Unfold`` with kernel k, stride
+ceil(k / 2) and padding ceil(k / 4), so neighbouring patches overlap. Between splits a token
+transformer mixes the tokens, and the tokens are folded back into an image-shaped grid for the next
+split. Names follow the official code, so its ``tokens_type='transformer'`` state_dict loads here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from einops import rearrange
+from torch import nn
+
+from ._checks import check_image_batch, check_int, check_size2, check_tensor
+from .attention import attention
+from .patches import count_tokens
+from .vit import Mlp, TransformerBackbone
+
+
+class TokenAttention(nn.Module):
+    """Attention that changes the token length from ``dim`` to ``out_dim``, with a value skip.
+
+    The input and output lengths differ, so ``x + attn(x)`` is impossible; the official code adds
+    the values v (already ``out_dim`` long) instead: out = v + proj(softmax(q k^T * scale) v).
+
+    Args:
+        dim: input token length.
+        out_dim: output token length.
+        num_heads: heads; must divide ``out_dim`` (the official code uses 1).
+        qkv_bias: whether ``qkv`` has a bias.
+        qk_scale: factor on the logits; ``(dim // num_heads) ** -0.5`` when None. Note: the official
+            code scales by the *input* length, not by the head dimension of q and k.
+    """
+
+    def __init__(
+        self,
+        dim: int,
+        out_dim: int,
+        num_heads: int = 1,
+        qkv_bias: bool = False,
+        qk_scale: float | None = None,
+    ) -> None:
+        super().__init__()
+        dim, out_dim = check_int("dim", dim), check_int("out_dim", out_dim)
+        self.num_heads = check_int("num_heads", num_heads)
+        if out_dim % num_heads:
+            raise ValueError(f"num_heads={num_heads} does not divide out_dim={out_dim}")
+        self.dim, self.out_dim = dim, out_dim
+        self.scale = qk_scale if qk_scale is not None else (dim // num_heads) ** -0.5
+        self.qkv = nn.Linear(dim, 3 * out_dim, bias=qkv_bias)
+        self.proj = nn.Linear(out_dim, out_dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Args:
+            x: tokens, shape (B, N, dim).
+
+        Returns:
+            Tokens of shape (B, N, out_dim).
+        """
+        x = check_tensor("x", x, ndim=3)
+        if x.shape[-1] != self.dim:
+            raise ValueError(f"x has token length {x.shape[-1]}, but the module was built for dim={self.dim}")
+        q, k, v = rearrange(self.qkv(x), "b n (qkv h d) -> qkv b h n d", qkv=3, h=self.num_heads)
+        out, _ = attention(q, k, v, scale=self.scale)  # (B, h, N, d)
+        out = self.proj(rearrange(out, "b h n d -> b n (h d)"))  # (B, N, out_dim)
+        return rearrange(v, "b h n d -> b n (h d)") + out  # the value is the skip connection
+
+
+class TokenTransformer(nn.Module):
+    """The token transformer of T2T-ViT: x = v + attention, then x + mlp(norm2(x)).
+
+    Args:
+        dim: input token length.
+        out_dim: output token length.
+        num_heads: heads (the official code uses a single head).
+        mlp_ratio: MLP hidden length as a multiple of ``out_dim``.
+        qkv_bias: whether ``qkv`` has a bias.
+        qk_scale: factor on the logits; ``(dim // num_heads) ** -0.5`` when None, as in the
+            official code.
+    """
+
+    def __init__(
+        self,
+        dim: int,
+        out_dim: int,
+        num_heads: int = 1,
+        mlp_ratio: float = 1.0,
+        qkv_bias: bool = False,
+        qk_scale: float | None = None,
+    ) -> None:
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim)
+        self.attn = TokenAttention(dim, out_dim, num_heads, qkv_bias, qk_scale)
+        self.norm2 = nn.LayerNorm(out_dim)
+        self.mlp = Mlp(out_dim, int(out_dim * mlp_ratio))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Args:
+            x: tokens, shape (B, N, dim).
+
+        Returns:
+            Tokens of shape (B, N, out_dim).
+        """
+        x = self.attn(self.norm1(x))  # (B, N, out_dim), value skip inside
+        return x + self.mlp(self.norm2(x))  # (B, N, out_dim)
+
+
+def soft_split(kernel_size: int) -> nn.Unfold:
+    """The soft split of T2T-ViT: ``nn.Unfold(k, stride=ceil(k / 2), padding=ceil(k / 4))``.
+
+    Args:
+        kernel_size: patch side k.
+
+    Returns:
+        The unfold layer; it maps (B, C, H, W) to (B, C * k * k, N).
+    """
+    k = check_int("kernel_size", kernel_size)
+    return nn.Unfold(k, stride=math.ceil(k / 2), padding=math.ceil(k / 4))
+
+
+class T2TModule(nn.Module):
+    """Tokens-to-Token: three soft splits with two token transformers between them.
+
+    Args:
+        img_size: (H, W) of the input images, or one int for square images.
+        in_chans: channels C of the input images.
+        embed_dim: length D of the output tokens.
+        token_dim: token length inside the module (after each token transformer).
+        softsplit_kernels: kernel of each of the three soft splits.
+    """
+
+    def __init__(
+        self,
+        img_size: int | tuple[int, int],
+        in_chans: int = 1,
+        embed_dim: int = 768,
+        token_dim: int = 64,
+        softsplit_kernels: tuple[int, int, int] = (7, 3, 3),
+    ) -> None:
+        super().__init__()
+        self.img_size = check_size2("img_size", img_size)
+        self.in_chans = check_int("in_chans", in_chans)
+        token_dim = check_int("token_dim", token_dim)
+        if len(softsplit_kernels) != 3:
+            raise ValueError(f"softsplit_kernels must hold three kernel sizes, got {softsplit_kernels!r}")
+        k0, k1, k2 = (check_int("softsplit_kernels", k) for k in softsplit_kernels)
+        # Grid after each split, checked now so that an impossible split fails at construction.
+        self.grid_sizes = []
+        h, w = self.img_size
+        for k in (k0, k1, k2):
+            h, w, _ = count_tokens(h, w, k, math.ceil(k / 2), math.ceil(k / 4))
+            self.grid_sizes.append((h, w))
+        self.num_tokens = h * w
+        self.soft_split0 = soft_split(k0)
+        self.soft_split1 = soft_split(k1)
+        self.soft_split2 = soft_split(k2)
+        self.attention1 = TokenTransformer(in_chans * k0 * k0, token_dim)
+        self.attention2 = TokenTransformer(token_dim * k1 * k1, token_dim)
+        self.project = nn.Linear(token_dim * k2 * k2, embed_dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Args:
+            x: images, shape (B, C, H, W).
+
+        Returns:
+            Tokens of shape (B, N, embed_dim).
+        """
+        x = check_image_batch(x, self.in_chans, self.img_size)
+        (h0, _), (h1, _), _ = self.grid_sizes
+        x = self.soft_split0(x).transpose(1, 2)  # (B, N0, C*k0*k0)
+        x = self.attention1(x)  # (B, N0, token_dim)
+        x = rearrange(x, "b (h w) c -> b c h w", h=h0)  # tokens back onto their grid
+        x = self.soft_split1(x).transpose(1, 2)  # (B, N1, token_dim*k1*k1)
+        x = self.attention2(x)  # (B, N1, token_dim)
+        x = rearrange(x, "b (h w) c -> b c h w", h=h1)
+        x = self.soft_split2(x).transpose(1, 2)  # (B, N2, token_dim*k2*k2)
+        return self.project(x)  # (B, N2, embed_dim)
+
+
+class T2TViT(TransformerBackbone):
+    """T2T-ViT: the T2T module as tokenizer, then the ViT backbone.
+
+    Args:
+        img_size: (H, W) of the input images, or one int for square images.
+        in_chans: channels C of the input images.
+        num_classes: outputs of the head.
+        embed_dim: token length D.
+        depth: number of blocks.
+        num_heads: attention heads per block; must divide D.
+        mlp_ratio: MLP hidden length as a multiple of D.
+        token_dim: token length inside the T2T module.
+        softsplit_kernels: kernel of each of the three soft splits.
+        qkv_bias: whether the ``qkv`` projections of the blocks have a bias.
+        qk_scale: factor on the attention logits of the blocks.
+    """
+
+    def __init__(
+        self,
+        img_size: int | tuple[int, int],
+        in_chans: int = 1,
+        num_classes: int = 1,
+        embed_dim: int = 768,
+        depth: int = 12,
+        num_heads: int = 1,
+        mlp_ratio: float = 4.0,
+        token_dim: int = 64,
+        softsplit_kernels: tuple[int, int, int] = (7, 3, 3),
+        qkv_bias: bool = False,
+        qk_scale: float | None = None,
+    ) -> None:
+        tokens_to_token = T2TModule(img_size, in_chans, embed_dim, token_dim, softsplit_kernels)
+        super().__init__(
+            tokens_to_token.num_tokens, num_classes, embed_dim, depth, num_heads, mlp_ratio,
+            qkv_bias, qk_scale, use_pos_embed=True,
+        )  # fmt: skip
+        self.tokens_to_token = tokens_to_token
+        self._init_weights()
+
+    def forward(
+        self, x: torch.Tensor, return_attention: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
+        """Args:
+            x: images, shape (B, C, H, W).
+            return_attention: also return the attention weights of every block.
+
+        Returns:
+            logits (B, num_classes), or (logits, [weights (B, h, N+1, N+1) per block]).
+        """
+        return self.forward_tokens(self.tokens_to_token(x), return_attention)

@@ -1,0 +1,233 @@
+"""The Vision Transformer (notebook 06): patch tokens, a class token, position, blocks, a head.
+
+Module and parameter names follow timm (``patch_embed``, ``cls_token``, ``pos_embed``, ``blocks``,
+``norm1``, ``attn.qkv``, ``mlp.fc1`` ...), so a state_dict reads the same as timm's.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from ._checks import check_int
+from .attention import Attention
+from .patches import PatchEmbed
+from .position import sinusoid_encoding
+
+
+class Mlp(nn.Module):
+    """Two linear layers with a GELU between them, applied to every token on its own.
+
+    Args:
+        in_features: input token length.
+        hidden_features: hidden length; ``in_features`` when None.
+        out_features: output token length; ``in_features`` when None.
+    """
+
+    def __init__(
+        self, in_features: int, hidden_features: int | None = None, out_features: int | None = None
+    ) -> None:
+        super().__init__()
+        in_features = check_int("in_features", in_features)
+        hidden_features = check_int("hidden_features", hidden_features or in_features)
+        out_features = check_int("out_features", out_features or in_features)
+        self.fc1 = nn.Linear(in_features, hidden_features)
+        self.act = nn.GELU()
+        self.fc2 = nn.Linear(hidden_features, out_features)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Args:
+            x: shape (..., in_features).
+
+        Returns:
+            Tensor of shape (..., out_features).
+        """
+        return self.fc2(self.act(self.fc1(x)))
+
+
+class Block(nn.Module):
+    """A pre-norm transformer encoder block: x + attn(norm1(x)), then x + mlp(norm2(x)).
+
+    Numerically the same as ``nn.TransformerEncoderLayer(norm_first=True, activation="gelu",
+    dropout=0, batch_first=True)`` with the same weights.
+
+    Args:
+        dim: token length D.
+        num_heads: attention heads h; must divide ``dim``.
+        mlp_ratio: hidden length of the MLP as a multiple of ``dim``.
+        qkv_bias: whether the ``qkv`` projection has a bias.
+        qk_scale: factor on the attention logits; head_dim ** -0.5 when None.
+    """
+
+    def __init__(
+        self,
+        dim: int,
+        num_heads: int = 1,
+        mlp_ratio: float = 4.0,
+        qkv_bias: bool = False,
+        qk_scale: float | None = None,
+    ) -> None:
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim)
+        self.attn = Attention(dim, num_heads=num_heads, qkv_bias=qkv_bias, qk_scale=qk_scale)
+        self.norm2 = nn.LayerNorm(dim)
+        self.mlp = Mlp(dim, int(dim * mlp_ratio))
+
+    def forward(
+        self, x: torch.Tensor, return_attention: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+        """Args:
+            x: tokens, shape (B, N, D).
+            return_attention: also return the attention weights.
+
+        Returns:
+            Tokens of shape (B, N, D), or (tokens, weights) with weights (B, h, N, N).
+        """
+        if return_attention:
+            attended, weights = self.attn(self.norm1(x), return_attention=True)
+        else:
+            attended, weights = self.attn(self.norm1(x)), None
+        x = x + attended  # (B, N, D)
+        x = x + self.mlp(self.norm2(x))  # (B, N, D)
+        return (x, weights) if return_attention else x
+
+
+def init_weights(module: nn.Module) -> None:
+    """timm's initialisation: truncated normal (std 0.02) Linear weights, zero biases, LayerNorm 1/0."""
+    if isinstance(module, nn.Linear):
+        nn.init.trunc_normal_(module.weight, std=0.02)
+        if module.bias is not None:
+            nn.init.zeros_(module.bias)
+    elif isinstance(module, nn.LayerNorm):
+        nn.init.ones_(module.weight)
+        nn.init.zeros_(module.bias)
+
+
+class TransformerBackbone(nn.Module):
+    """What ViT and T2T-ViT share after tokenization: class token, position, blocks, norm, head.
+
+    Subclasses set ``self.num_tokens`` and a tokenizer, then call :meth:`forward_tokens`.
+
+    Args:
+        num_tokens: number N of tokens the tokenizer makes.
+        num_classes: outputs of the head.
+        embed_dim: token length D.
+        depth: number of blocks.
+        num_heads: attention heads per block.
+        mlp_ratio: MLP hidden length as a multiple of D.
+        qkv_bias: whether the ``qkv`` projections have a bias.
+        qk_scale: factor on the attention logits; head_dim ** -0.5 when None.
+        use_pos_embed: add the fixed sinusoidal position embedding; when False ``pos_embed``
+            holds zeros and the model cannot tell where a token came from.
+    """
+
+    def __init__(
+        self,
+        num_tokens: int,
+        num_classes: int,
+        embed_dim: int,
+        depth: int,
+        num_heads: int,
+        mlp_ratio: float,
+        qkv_bias: bool,
+        qk_scale: float | None,
+        use_pos_embed: bool,
+    ) -> None:
+        super().__init__()
+        num_classes = check_int("num_classes", num_classes)
+        embed_dim = check_int("embed_dim", embed_dim)
+        depth = check_int("depth", depth, minimum=0)
+        self.num_tokens = num_tokens
+        self.embed_dim = embed_dim
+        self.cls_token = nn.Parameter(torch.zeros(1, 1, embed_dim))  # (1, 1, D)
+        # A fixed table, not trained: a buffer (still saved in the state_dict as 'pos_embed').
+        pos_embed = sinusoid_encoding(num_tokens + 1, embed_dim)[None]  # (1, N+1, D)
+        self.register_buffer("pos_embed", pos_embed if use_pos_embed else torch.zeros_like(pos_embed))
+        self.blocks = nn.ModuleList(
+            Block(embed_dim, num_heads, mlp_ratio, qkv_bias, qk_scale) for _ in range(depth)
+        )
+        self.norm = nn.LayerNorm(embed_dim)
+        self.head = nn.Linear(embed_dim, num_classes)
+
+    def _init_weights(self) -> None:
+        self.apply(init_weights)
+        nn.init.trunc_normal_(self.cls_token, std=0.02)
+
+    def forward_tokens(
+        self, x: torch.Tensor, return_attention: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
+        """Run tokens through class token, position, blocks, norm and head.
+
+        Args:
+            x: tokens, shape (B, N, D).
+            return_attention: also return the attention weights of every block.
+
+        Returns:
+            logits (B, num_classes), or (logits, [weights (B, h, N+1, N+1) per block]).
+        """
+        cls = self.cls_token.expand(x.shape[0], -1, -1)  # (B, 1, D)
+        x = torch.cat([cls, x], dim=1) + self.pos_embed  # (B, N+1, D)
+        weights = []
+        for block in self.blocks:
+            if return_attention:
+                x, w = block(x, return_attention=True)
+                weights.append(w)
+            else:
+                x = block(x)
+        x = self.norm(x)  # (B, N+1, D)
+        logits = self.head(x[:, 0])  # the class token alone: (B, num_classes)
+        return (logits, weights) if return_attention else logits
+
+
+class ViT(TransformerBackbone):
+    """Vision Transformer (Dosovitskiy et al., 2020) with a fixed sinusoidal position embedding.
+
+    Args:
+        img_size: (H, W) of the input images, or one int for square images.
+        patch_size: side P of the patches; must divide H and W.
+        in_chans: channels C of the input images.
+        num_classes: outputs of the head.
+        embed_dim: token length D.
+        depth: number of blocks.
+        num_heads: attention heads per block; must divide D.
+        mlp_ratio: MLP hidden length as a multiple of D.
+        qkv_bias: whether the ``qkv`` projections have a bias.
+        qk_scale: factor on the attention logits; head_dim ** -0.5 when None.
+        use_pos_embed: add the position embedding (False: ``pos_embed`` holds zeros).
+    """
+
+    def __init__(
+        self,
+        img_size: int | tuple[int, int],
+        patch_size: int,
+        in_chans: int = 1,
+        num_classes: int = 1,
+        embed_dim: int = 768,
+        depth: int = 12,
+        num_heads: int = 1,
+        mlp_ratio: float = 4.0,
+        qkv_bias: bool = False,
+        qk_scale: float | None = None,
+        use_pos_embed: bool = True,
+    ) -> None:
+        patch_embed = PatchEmbed(img_size, patch_size, in_chans, embed_dim)
+        super().__init__(
+            patch_embed.num_tokens, num_classes, embed_dim, depth, num_heads, mlp_ratio,
+            qkv_bias, qk_scale, use_pos_embed,
+        )  # fmt: skip
+        self.patch_embed = patch_embed
+        self._init_weights()
+
+    def forward(
+        self, x: torch.Tensor, return_attention: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
+        """Classify a batch of images.
+
+        Args:
+            x: images, shape (B, C, H, W).
+            return_attention: also return the attention weights of every block.
+
+        Returns:
+            logits (B, num_classes), or (logits, [weights (B, h, N+1, N+1) per block]).
+        """
+        return self.forward_tokens(self.patch_embed(x), return_attention)  # (B, N, D) in
