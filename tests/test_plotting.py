@@ -68,3 +68,16 @@ def test_plotting_rejects_bad_input(tmp_path):
         save_gif([], tmp_path / "x.gif")
     with pytest.raises(ValueError, match="shapes"):
         save_gif([np.zeros((4, 4, 3), np.uint8), np.zeros((5, 4, 3), np.uint8)], tmp_path / "x.gif")
+
+
+# --- notebook 01: patch tokenization ---
+
+# --- notebook 02: attention ---
+
+# --- notebook 03: sinusoidal position embeddings ---
+
+# --- notebook 04: relative position embeddings ---
+
+# --- notebook 05: T2T soft split ---
+
+# --- notebook 06: the full ViT ---

@@ -282,3 +282,18 @@ def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 10.0) 
     ]  # fmt: skip
     iio.imwrite(path, np.stack(indexed), extension=".gif", duration=1000 / fps, loop=0)
     return path
+
+
+# Figures of each notebook. Each notebook's figures live under its own heading, in notebook order.
+
+# --- notebook 01: patch tokenization ---
+
+# --- notebook 02: attention ---
+
+# --- notebook 03: sinusoidal position embeddings ---
+
+# --- notebook 04: relative position embeddings ---
+
+# --- notebook 05: T2T soft split ---
+
+# --- notebook 06: the full ViT ---
