@@ -1,0 +1,89 @@
+# vitexplain -- every target creates .venv on first use (python3 -m venv + the locked environment).
+#   make lab      JupyterLab on notebooks/ (127.0.0.1:$(PORT), token auth)
+#   make test     unit tests, then the notebooks under strict nbval
+#   make figures  re-execute every notebook in place (refreshes outputs and figures/)
+#   make lint     ruff
+#   make clean    remove .venv, caches and build artefacts
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+PORT ?= 8888
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings
+
+# Inline figures need ipykernel's own backend: a Matplotlib backend exported from the caller's
+# shell (MPLBACKEND=Agg) would reach the kernels, drop every figure and fail nbval.
+unexport MPLBACKEND
+# The kernels must be the venv's, whatever a user has in ~/.local/share/jupyter.
+export JUPYTER_PREFER_ENV_PATH := 1
+
+NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
+LINT_DIRS := $(wildcard vitexplain tests notebooks benchmarks)
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+.PHONY: help setup lab test figures lint clean
+
+help:
+	@echo "vitexplain -- targets (each creates $(VENV) from requirements.lock on first use):"
+	@echo "  make setup    create $(VENV): pip install -r requirements.lock, then the package (-e .)"
+	@echo "  make lab      JupyterLab on notebooks/ at http://127.0.0.1:$(PORT) (token auth; PORT=...)"
+	@echo "  make test     pytest (tests/), then pytest --nbval notebooks/ (strict, stored outputs)"
+	@echo "  make figures  re-execute every notebook in place: refreshes outputs and figures/"
+	@echo "  make lint     ruff check $(LINT_DIRS)"
+	@echo "  make clean    remove $(VENV), caches and build artefacts (keeps figures/, notebooks/)"
+
+setup: $(STAMP)
+
+# torch is pinned (torch==2.13.0) in the lock, so pip never resolves an open torch range
+# (which would pull a multi-GB CUDA build). The package goes in afterwards with --no-deps:
+# the lock already holds everything it needs.
+$(STAMP): requirements.lock pyproject.toml
+	@test -x $(BIN)/python || { echo "creating $(VENV) with $$($(PYTHON) --version)"; $(PYTHON) -m venv $(VENV); }
+	$(BIN)/python -m pip install --disable-pip-version-check -r requirements.lock
+	$(BIN)/python -m pip install --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@# JupyterLab: no news feed, no update check (keys from apputils-extension/notification.json).
+	@mkdir -p $(LAB_SETTINGS)
+	@printf '%s\n' '{"@jupyterlab/apputils-extension:notification": {"checkForUpdates": false, "fetchNews": "false"}}' > $(LAB_SETTINGS)/overrides.json
+	@touch $@
+
+lab: $(STAMP)
+	@mkdir -p notebooks
+	$(BIN)/jupyter lab --no-browser $(ALLOW_ROOT) \
+	    --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) --ServerApp.root_dir=notebooks
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -p no:cacheprovider
+ifneq ($(NOTEBOOKS),)
+	$(BIN)/python -m pytest -p no:cacheprovider --nbval --nbval-current-env \
+	    --nbval-sanitize-with tests/nbval_sanitize.cfg notebooks/
+else
+	@echo "no notebooks/*.ipynb yet: notebook run skipped"
+endif
+
+# nbconvert starts each kernel in the notebook's own directory (notebooks/), so a notebook
+# writes its figures to ../figures/. No timings, no widget state: a second run changes no byte.
+figures: $(STAMP)
+ifneq ($(NOTEBOOKS),)
+	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+	    --ExecutePreprocessor.record_timing=False \
+	    --ExecutePreprocessor.timeout=120 \
+	    --ExecutePreprocessor.kernel_name=python3 \
+	    --ExecutePreprocessor.store_widget_state=False \
+	    $(NOTEBOOKS)
+else
+	@echo "no notebooks/*.ipynb to execute"
+endif
+
+lint: $(STAMP)
+	$(BIN)/ruff check $(LINT_DIRS)
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache
+	find . -path ./.git -prune -o -type d \( -name __pycache__ -o -name .ipynb_checkpoints \
+	    -o -name .pytest_cache -o -name .ruff_cache -o -name '*.egg-info' \) -prune \
+	    -exec rm -rf {} +

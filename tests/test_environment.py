@@ -1,0 +1,158 @@
+"""The three descriptions of the environment must agree.
+
+requirements.lock (exact pins, what the stored notebook outputs were produced with),
+environment.yml (the same pins for conda users) and pyproject.toml (ranges) are edited by hand
+from time to time; these tests fail as soon as one of them drifts from the others.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+import yaml  # PyYAML is in the lock (jupyter-events needs it)
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the lock is made for 3.11
+    tomllib = pytest.importorskip("tomli")
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCK = ROOT / "requirements.lock"
+ENV_YML = ROOT / "environment.yml"
+PYPROJECT = ROOT / "pyproject.toml"
+
+PIN = re.compile(
+    r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[A-Za-z0-9][A-Za-z0-9.+!_-]*)$"
+)
+TORCH_VERSION = "2.13.0"
+
+
+def _parse_pins(lines: list[str], source: str) -> dict[str, tuple[str, str]]:
+    """name==version lines -> {canonical name: (line, version)}; anything else is an error."""
+    pins: dict[str, tuple[str, str]] = {}
+    for line in lines:
+        match = PIN.match(line)
+        assert match, f"{source}: not an exact name==version pin: {line!r}"
+        name = canonicalize_name(match["name"])
+        assert name not in pins, f"{source}: {name} is pinned twice"
+        try:
+            Version(match["version"])
+        except InvalidVersion:
+            pytest.fail(f"{source}: invalid version in {line!r}")
+        pins[name] = (line, match["version"])
+    return pins
+
+
+def lock_lines() -> list[str]:
+    lines = []
+    for raw in LOCK.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if line and not line.startswith("#"):
+            lines.append(line)
+    return lines
+
+
+def lock_pins() -> dict[str, tuple[str, str]]:
+    return _parse_pins(lock_lines(), "requirements.lock")
+
+
+def env_yml() -> dict:
+    return yaml.safe_load(ENV_YML.read_text(encoding="utf-8"))
+
+
+def env_pip_lines() -> list[str]:
+    deps = env_yml()["dependencies"]
+    pip_sections = [d["pip"] for d in deps if isinstance(d, dict) and "pip" in d]
+    assert len(pip_sections) == 1, "environment.yml needs exactly one pip: section"
+    return [str(item).strip() for item in pip_sections[0] if str(item).strip() != "-e ."]
+
+
+def pyproject() -> dict:
+    with PYPROJECT.open("rb") as f:
+        return tomllib.load(f)
+
+
+def declared_requirements() -> list[Requirement]:
+    project = pyproject()["project"]
+    reqs = list(project["dependencies"])
+    for extra in project.get("optional-dependencies", {}).values():
+        reqs.extend(extra)
+    return [Requirement(r) for r in reqs]
+
+
+def test_lock_is_exact_pins_only():
+    pins = lock_pins()
+    # The full transitive closure of the dev environment is well over a hundred packages;
+    # a lock with a handful of lines has lost its closure.
+    assert len(pins) > 50, f"requirements.lock holds only {len(pins)} pins"
+
+
+def test_torch_is_pinned_to_exactly_2_13_0():
+    pins = lock_pins()
+    assert "torch" in pins, "torch is missing from requirements.lock"
+    line, version = pins["torch"]
+    assert version == TORCH_VERSION, (
+        f"requirements.lock pins {line!r}; it must be torch=={TORCH_VERSION} "
+        "(any other or unpinned torch pulls a multi-GB CUDA build)"
+    )
+    env = _parse_pins(env_pip_lines(), "environment.yml")
+    assert env["torch"][1] == TORCH_VERSION
+
+
+def test_environment_yml_repeats_the_lock():
+    lock = lock_pins()
+    env = _parse_pins(env_pip_lines(), "environment.yml")
+    only_lock = sorted(set(lock) - set(env))
+    only_env = sorted(set(env) - set(lock))
+    assert not only_lock, f"pinned in requirements.lock but not in environment.yml: {only_lock}"
+    assert not only_env, f"pinned in environment.yml but not in requirements.lock: {only_env}"
+    differ = {n: (lock[n][1], env[n][1]) for n in lock if lock[n][1] != env[n][1]}
+    assert not differ, f"versions differ (lock, environment.yml): {differ}"
+    # Same lines, spelled the same way.
+    assert sorted(lock_lines()) == sorted(env_pip_lines())
+
+
+def test_environment_yml_python_and_channels():
+    env = env_yml()
+    assert env["channels"] == ["conda-forge"]
+    deps = [d for d in env["dependencies"] if isinstance(d, str)]
+    assert "pip" in deps
+    pythons = [d for d in deps if re.match(r"^python(\s|=|$)", d)]
+    assert pythons == ["python=3.11"], pythons
+    requires_python = pyproject()["project"]["requires-python"]
+    assert SpecifierSet(requires_python).contains("3.11"), requires_python
+
+
+def test_every_declared_dependency_is_locked_within_its_range():
+    lock = lock_pins()
+    problems = []
+    for req in declared_requirements():
+        name = canonicalize_name(req.name)
+        if name not in lock:
+            problems.append(f"{req} is declared in pyproject.toml but not pinned in the lock")
+            continue
+        version = lock[name][1]
+        if not req.specifier.contains(Version(version), prereleases=True):
+            problems.append(f"{req} is declared but the lock pins {name}=={version}")
+    assert not problems, "\n".join(problems)
+
+
+def test_pyproject_declares_the_runtime_dependencies():
+    names = {canonicalize_name(Requirement(r).name) for r in pyproject()["project"]["dependencies"]}
+    assert {"torch", "numpy", "matplotlib", "einops", "imageio"} <= names
+    torch_req = next(
+        Requirement(r)
+        for r in pyproject()["project"]["dependencies"]
+        if canonicalize_name(Requirement(r).name) == "torch"
+    )
+    # A range, never an exact pin, in the package metadata ...
+    assert not any(s.operator in ("==", "===") for s in torch_req.specifier), torch_req
+    # ... and one that excludes the next major release.
+    assert not torch_req.specifier.contains("3.0.0"), torch_req
