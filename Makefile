@@ -65,16 +65,12 @@ else
 	@echo "no notebooks/*.ipynb yet: notebook run skipped"
 endif
 
-# nbconvert starts each kernel in the notebook's own directory (notebooks/), so a notebook
-# writes its figures to ../figures/. No timings, no widget state: a second run changes no byte.
+# Each kernel starts in the notebook's own directory (notebooks/), so a notebook writes its
+# figures to ../figures/. The script stores no timings, no widget state, merged streams and no
+# output for `explore` cells (live widgets): a second run changes no byte.
 figures: $(STAMP)
 ifneq ($(NOTEBOOKS),)
-	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
-	    --ExecutePreprocessor.record_timing=False \
-	    --ExecutePreprocessor.timeout=120 \
-	    --ExecutePreprocessor.kernel_name=python3 \
-	    --ExecutePreprocessor.store_widget_state=False \
-	    $(NOTEBOOKS)
+	$(BIN)/python scripts/execute_notebooks.py $(NOTEBOOKS)
 else
 	@echo "no notebooks/*.ipynb to execute"
 endif

@@ -3,7 +3,17 @@ import pytest
 import torch
 from torch import nn
 
-from vitexplain import PatchEmbed, count_tokens, patchify, scramble_patches, unpatchify
+from vitexplain import (
+    PatchEmbed,
+    count_tokens,
+    one_hot_patch_kernels,
+    patch_embed_to_conv,
+    patchify,
+    patchify_by_conv,
+    patchify_by_slicing,
+    scramble_patches,
+    unpatchify,
+)
 
 
 @pytest.mark.parametrize(
@@ -16,8 +26,10 @@ def test_count_tokens_matches_unfold(h, w, k, s, p):
     unfolded = nn.Unfold(k, stride=s, padding=p)(torch.zeros(1, 1, h, w))
     assert total == rows * cols == unfolded.shape[-1]
     # rows and cols separately: unfold a single-row / single-column image of the same size
-    assert rows == nn.Unfold((k, 1), stride=(s, 1), padding=(p, 0))(torch.zeros(1, 1, h, 1)).shape[-1]
-    assert cols == nn.Unfold((1, k), stride=(1, s), padding=(0, p))(torch.zeros(1, 1, 1, w)).shape[-1]
+    column_unfold = nn.Unfold((k, 1), stride=(s, 1), padding=(p, 0))
+    row_unfold = nn.Unfold((1, k), stride=(1, s), padding=(0, p))
+    assert rows == column_unfold(torch.zeros(1, 1, h, 1)).shape[-1]
+    assert cols == row_unfold(torch.zeros(1, 1, 1, w)).shape[-1]
     assert all(isinstance(v, int) for v in (rows, cols, total))
 
 
@@ -28,7 +40,8 @@ def test_soft_split_facts_of_the_articles():
 
 @pytest.mark.parametrize(
     "args, error, match",
-    [((60, 100, 200, 10, 5), ValueError, "k=200"), ((60, 100, 20, 0, 5), ValueError, "s must be at least 1, got 0"),
+    [((60, 100, 200, 10, 5), ValueError, "k=200"),
+     ((60, 100, 20, 0, 5), ValueError, "s must be at least 1, got 0"),
      ((-60, 100, 20, 10, 5), ValueError, "-60"), ((60, 100, 20, 10, -1), ValueError, "-1"),
      ((60.0, 100, 20, 10, 5), TypeError, "60.0"), ((60, 100, True, 10, 5), TypeError, "True")],
 )  # fmt: skip
@@ -40,7 +53,8 @@ def test_count_tokens_rejects_bad_input(args, error, match):
 def _patchify_by_slicing(x: torch.Tensor, p: int) -> torch.Tensor:
     """The definition: walk the grid row by row and flatten each patch (channel first)."""
     b, c, h, w = x.shape
-    tokens = [x[:, :, i : i + p, j : j + p].reshape(b, -1) for i in range(0, h, p) for j in range(0, w, p)]
+    tokens = [x[:, :, i : i + p, j : j + p].reshape(b, -1)
+              for i in range(0, h, p) for j in range(0, w, p)]  # fmt: skip
     return torch.stack(tokens, dim=1)
 
 
@@ -123,3 +137,84 @@ def test_patch_embed_rejects_wrong_images(mountain):
         PatchEmbed((60, 100), 16)
     with pytest.raises(ValueError, match="-5"):
         PatchEmbed((60, 100), 20, embed_dim=-5)
+
+
+# --- the other ways to tokenize (notebook 01) ---
+
+
+def _patchify_pixel_by_pixel(x: torch.Tensor, p: int) -> torch.Tensor:
+    """Brute force from the index formula: token r*cols + c, feature (ch*P + i)*P + j."""
+    b, ch_count, h, w = x.shape
+    cols = w // p
+    out = torch.empty(b, (h // p) * cols, ch_count * p * p, dtype=x.dtype)
+    for row in range(h):
+        for col in range(w):
+            r, i = divmod(row, p)
+            c, j = divmod(col, p)
+            for ch in range(ch_count):
+                out[:, r * cols + c, (ch * p + i) * p + j] = x[:, ch, row, col]
+    return out
+
+
+@pytest.mark.parametrize("shape, p", [((2, 1, 60, 100), 20), ((2, 3, 8, 12), 4), ((1, 2, 6, 9), 3),
+                                      ((1, 1, 5, 5), 1)])  # fmt: skip
+def test_slicing_and_conv_equal_the_pixel_formula_and_unfold(shape, p):
+    x = torch.randn(shape)
+    reference = _patchify_pixel_by_pixel(x, p)
+    assert torch.equal(patchify_by_slicing(x, p), reference)
+    assert torch.equal(patchify(x, p), reference)
+    assert torch.equal(nn.Unfold(p, stride=p)(x).transpose(1, 2), reference)
+    # one-hot kernels: every product is x * 1 or x * 0, so the convolution is exact
+    assert torch.equal(patchify_by_conv(x, p), reference)
+
+
+def test_slicing_keeps_integer_images():
+    x = torch.arange(2 * 1 * 4 * 6).view(2, 1, 4, 6)
+    assert torch.equal(patchify_by_slicing(x, 2), _patchify_pixel_by_pixel(x, 2))
+
+
+def test_one_hot_kernels_pick_one_pixel_each():
+    kernels = one_hot_patch_kernels(2, 3)
+    assert kernels.shape == (18, 2, 3, 3)
+    assert torch.equal(kernels.sum(dim=(1, 2, 3)), torch.ones(18))
+    for k in range(18):
+        ch, rest = divmod(k, 9)
+        i, j = divmod(rest, 3)
+        assert kernels[k, ch, i, j] == 1
+    assert one_hot_patch_kernels(1, 20)[21].nonzero().tolist() == [[0, 1, 1]]
+
+
+def test_other_tokenizers_reject_bad_input(mountain):
+    with pytest.raises(ValueError, match="patch_size 16 does not divide the image height 60"):
+        patchify_by_slicing(mountain, 16)
+    with pytest.raises(ValueError, match="patch_size 16 does not divide the image height 60"):
+        patchify_by_conv(mountain, 16)
+    with pytest.raises(TypeError, match="torch.int64"):
+        patchify_by_conv(torch.zeros(1, 1, 4, 4, dtype=torch.long), 2)
+    with pytest.raises(ValueError, match="must have 4 dimensions"):
+        patchify_by_slicing(mountain[0], 20)
+    with pytest.raises(ValueError, match="patch_size must be at least 1, got 0"):
+        one_hot_patch_kernels(1, 0)
+    with pytest.raises(TypeError, match="2.5"):
+        one_hot_patch_kernels(2.5, 4)
+
+
+@pytest.mark.parametrize("img_size, p, c, d", [((60, 100), 20, 1, 768), ((8, 12), 4, 3, 10)])
+def test_patch_embed_to_conv_is_timms_conv_with_the_same_numbers(img_size, p, c, d):
+    embed = PatchEmbed(img_size, p, in_chans=c, embed_dim=d)
+    conv = patch_embed_to_conv(embed)
+    assert isinstance(conv, nn.Conv2d)
+    assert conv.kernel_size == (p, p) and conv.stride == (p, p) and conv.padding == (0, 0)
+    assert torch.equal(conv.weight, embed.proj.weight.view(d, c, p, p))
+    assert torch.equal(conv.bias, embed.proj.bias)
+    x = torch.randn(2, c, *img_size)
+    assert torch.allclose(conv(x).flatten(2).transpose(1, 2), embed(x), atol=1e-5)
+    # a copy: training the conv leaves the PatchEmbed alone
+    with torch.no_grad():
+        conv.weight.zero_()
+    assert embed.proj.weight.abs().sum() > 0
+
+
+def test_patch_embed_to_conv_rejects_other_modules():
+    with pytest.raises(TypeError, match="Linear"):
+        patch_embed_to_conv(nn.Linear(400, 768))

@@ -5,11 +5,15 @@ import pytest
 import torch
 
 from vitexplain import (
+    clock_frequencies,
+    clock_pairs,
     clock_periods,
+    embedding_similarity,
     relative_rotation,
     resize_pos_embed,
     sinusoid_encoding,
     sinusoid_encoding_2d,
+    toeplitz_error,
 )
 
 
@@ -24,7 +28,9 @@ def _encoding_by_loops(num_tokens, dim, base=10000.0):
     return torch.tensor(table)
 
 
-@pytest.mark.parametrize("n, d, base", [(176, 768, 1e4), (15, 400, 1e4), (20, 7, 1e2), (50, 16, 1e8)])
+@pytest.mark.parametrize(
+    "n, d, base", [(176, 768, 1e4), (15, 400, 1e4), (20, 7, 1e2), (50, 16, 1e8)]
+)
 def test_sinusoid_encoding_matches_the_formula(n, d, base):
     table = sinusoid_encoding(n, d, base)
     assert table.dtype == torch.float32 and table.shape == (n, d)
@@ -100,11 +106,64 @@ def test_resize_pos_embed():
 
 @pytest.mark.parametrize(
     "call, error, match",
-    [(lambda: sinusoid_encoding(-1, 8), ValueError, "-1"), (lambda: sinusoid_encoding(4, 0), ValueError, "0"),
-     (lambda: sinusoid_encoding(4, 8, base=1.0), ValueError, "1.0"), (lambda: sinusoid_encoding(4.5, 8), TypeError, "4.5"),
-     (lambda: relative_rotation(1, 7), ValueError, "7"), (lambda: sinusoid_encoding_2d((3, 5), 15), ValueError, "15"),
-     (lambda: clock_periods(8, base="big"), TypeError, "big")],
+    [(lambda: sinusoid_encoding(-1, 8), ValueError, "-1"),
+     (lambda: sinusoid_encoding(4, 0), ValueError, "0"),
+     (lambda: sinusoid_encoding(4, 8, base=1.0), ValueError, "1.0"),
+     (lambda: sinusoid_encoding(4.5, 8), TypeError, "4.5"),
+     (lambda: relative_rotation(1, 7), ValueError, "7"),
+     (lambda: sinusoid_encoding_2d((3, 5), 15), ValueError, "15"),
+     (lambda: clock_periods(8, base="big"), TypeError, "big"),
+     (lambda: clock_frequencies(0), ValueError, "0"),
+     (lambda: clock_pairs(18, count=0), ValueError, "0"),
+     (lambda: embedding_similarity(torch.zeros(3)), ValueError, r"\(3,\)"),
+     (lambda: embedding_similarity([[1.0]]), TypeError, "list")],
 )  # fmt: skip
 def test_position_rejects_bad_input(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_clock_frequencies_are_the_columns_angular_speeds():
+    for dim, base in [(18, 1e4), (128, 1e2), (7, 1e8)]:
+        omega = clock_frequencies(dim, base)
+        assert omega[0] == 1.0 and np.all(np.diff(omega) < 0)
+        assert np.allclose(clock_periods(dim, base), 2 * np.pi / omega)
+        # one position step turns pair i by omega_i: compare with the table, column by column
+        table = sinusoid_encoding(2, dim, base).double()
+        for i, w in enumerate(omega):
+            assert table[1, 2 * i].item() == pytest.approx(math.sin(w), abs=1e-7)
+
+
+def test_clock_pairs_spread_from_fast_to_slow():
+    assert clock_pairs(18).tolist() == list(range(9))
+    assert clock_pairs(8).tolist() == [0, 1, 2, 3]
+    pairs = clock_pairs(768)
+    assert len(pairs) == 9 and pairs[0] == 0 and pairs[-1] == 383
+    assert np.all(np.diff(pairs) > 0) and np.ptp(np.diff(pairs)) <= 1  # evenly spaced
+    assert clock_pairs(3).tolist() == [0]
+    with pytest.raises(ValueError, match="1"):
+        clock_pairs(1)
+
+
+def test_embedding_similarity_is_the_cosine_by_loops():
+    table = torch.randn(6, 5)
+    sim = embedding_similarity(table)
+    for a in range(6):
+        for b in range(6):
+            ref = torch.nn.functional.cosine_similarity(table[a], table[b], dim=0)
+            assert sim[a, b].item() == pytest.approx(ref.item(), abs=1e-6)
+    pe = sinusoid_encoding(30, 64).double()
+    assert torch.allclose(embedding_similarity(pe), pe @ pe.T / 32, atol=1e-12)
+
+
+def test_toeplitz_error_finds_the_worst_diagonal_entry():
+    offsets = torch.arange(5)[None, :] - torch.arange(5)[:, None]  # (5, 5): b - a
+    toeplitz = torch.cos(offsets.double())
+    assert toeplitz_error(toeplitz) == 0.0
+    spoiled = toeplitz.clone()
+    spoiled[3, 1] += 0.25  # diagonal -2 no longer constant
+    assert toeplitz_error(spoiled) == pytest.approx(0.25)
+    spoiled[0, 0] -= 0.5  # the first entry of the main diagonal: every other entry differs
+    assert toeplitz_error(spoiled) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match=r"\(3, 4\)"):
+        toeplitz_error(torch.zeros(3, 4))

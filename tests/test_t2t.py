@@ -1,11 +1,23 @@
 import math
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from vitexplain import T2TModule, T2TViT, TokenTransformer, count_tokens, patchify, soft_split
+from vitexplain import (
+    T2TModule,
+    T2TViT,
+    TokenTransformer,
+    count_tokens,
+    fold_tokens,
+    overlap_count,
+    patchify,
+    soft_split,
+    soft_split_boxes,
+    trace_shapes,
+)
 
 
 def test_soft_split_of_the_mountain(mountain):
@@ -17,11 +29,13 @@ def test_soft_split_of_the_mountain(mountain):
     assert padded.shape == (70, 110)
     for n in (0, 7, 59):
         r, c = divmod(n, 10)
-        assert torch.equal(tokens[0, n], padded[10 * r : 10 * r + 20, 10 * c : 10 * c + 20].reshape(400))
+        patch = padded[10 * r : 10 * r + 20, 10 * c : 10 * c + 20]
+        assert torch.equal(tokens[0, n], patch.reshape(400))
 
 
 def test_soft_split_without_overlap_is_the_patch_split(mountain):
-    assert torch.equal(nn.Unfold(20, stride=20, padding=0)(mountain).transpose(1, 2), patchify(mountain, 20))
+    tokens = nn.Unfold(20, stride=20, padding=0)(mountain).transpose(1, 2)
+    assert torch.equal(tokens, patchify(mountain, 20))
 
 
 def _token_transformer_reference(tt: TokenTransformer, x: torch.Tensor) -> torch.Tensor:
@@ -32,7 +46,8 @@ def _token_transformer_reference(tt: TokenTransformer, x: torch.Tensor) -> torch
     weights = torch.softmax(q @ k.transpose(1, 2) * x.shape[-1] ** -0.5, dim=-1)
     y = v + F.linear(weights @ v, tt.attn.proj.weight, tt.attn.proj.bias)
     z = F.layer_norm(y, (out_dim,), tt.norm2.weight, tt.norm2.bias)
-    return y + F.linear(F.gelu(F.linear(z, tt.mlp.fc1.weight, tt.mlp.fc1.bias)), tt.mlp.fc2.weight, tt.mlp.fc2.bias)
+    hidden = F.gelu(F.linear(z, tt.mlp.fc1.weight, tt.mlp.fc1.bias))
+    return y + F.linear(hidden, tt.mlp.fc2.weight, tt.mlp.fc2.bias)
 
 
 def test_token_transformer_matches_the_official_computation():
@@ -51,35 +66,46 @@ def test_t2t_module_walk_on_400_by_100():
     assert t2t.grid_sizes == [(100, 25), (50, 13), (25, 7)]
     assert [g[0] * g[1] for g in t2t.grid_sizes] == [2500, 650, 175] and t2t.num_tokens == 175
     h, w = 400, 100
-    for (k, grid) in zip((7, 3, 3), t2t.grid_sizes, strict=True):
+    for k, grid in zip((7, 3, 3), t2t.grid_sizes, strict=True):
         h, w, _ = count_tokens(h, w, k, math.ceil(k / 2), math.ceil(k / 4))
         assert (h, w) == grid
-    x = torch.randn(13, 1, 400, 100)
-    assert t2t.soft_split0(x).shape == (13, 49, 2500)
-    assert t2t(x).shape == (13, 175, 768)
+    x = torch.randn(2, 1, 400, 100)  # batch 2 keeps the test fast; the notebook runs batch 13
+    assert t2t.soft_split0(x).shape == (2, 49, 2500)
+    with torch.inference_mode():
+        assert t2t(x).shape == (2, 175, 768)
 
 
 OFFICIAL_KEYS = {  # T2T_ViT(tokens_type='transformer', depth=1) of the official code
-    "cls_token": (1, 1, 768), "pos_embed": (1, 176, 768),
-    "tokens_to_token.attention1.norm1.weight": (49,), "tokens_to_token.attention1.norm1.bias": (49,),
-    "tokens_to_token.attention1.attn.qkv.weight": (192, 49),
-    "tokens_to_token.attention1.attn.proj.weight": (64, 64), "tokens_to_token.attention1.attn.proj.bias": (64,),
-    "tokens_to_token.attention1.norm2.weight": (64,), "tokens_to_token.attention1.norm2.bias": (64,),
-    "tokens_to_token.attention1.mlp.fc1.weight": (64, 64), "tokens_to_token.attention1.mlp.fc1.bias": (64,),
-    "tokens_to_token.attention1.mlp.fc2.weight": (64, 64), "tokens_to_token.attention1.mlp.fc2.bias": (64,),
-    "tokens_to_token.attention2.norm1.weight": (576,), "tokens_to_token.attention2.norm1.bias": (576,),
-    "tokens_to_token.attention2.attn.qkv.weight": (192, 576),
-    "tokens_to_token.attention2.attn.proj.weight": (64, 64), "tokens_to_token.attention2.attn.proj.bias": (64,),
-    "tokens_to_token.attention2.norm2.weight": (64,), "tokens_to_token.attention2.norm2.bias": (64,),
-    "tokens_to_token.attention2.mlp.fc1.weight": (64, 64), "tokens_to_token.attention2.mlp.fc1.bias": (64,),
-    "tokens_to_token.attention2.mlp.fc2.weight": (64, 64), "tokens_to_token.attention2.mlp.fc2.bias": (64,),
-    "tokens_to_token.project.weight": (768, 576), "tokens_to_token.project.bias": (768,),
-    "blocks.0.norm1.weight": (768,), "blocks.0.norm1.bias": (768,), "blocks.0.attn.qkv.weight": (2304, 768),
-    "blocks.0.attn.proj.weight": (768, 768), "blocks.0.attn.proj.bias": (768,),
-    "blocks.0.norm2.weight": (768,), "blocks.0.norm2.bias": (768,),
-    "blocks.0.mlp.fc1.weight": (3072, 768), "blocks.0.mlp.fc1.bias": (3072,),
-    "blocks.0.mlp.fc2.weight": (768, 3072), "blocks.0.mlp.fc2.bias": (768,),
-    "norm.weight": (768,), "norm.bias": (768,), "head.weight": (1, 768), "head.bias": (1,),
+    "cls_token": (1, 1, 768),
+    "pos_embed": (1, 176, 768),
+    **{
+        f"tokens_to_token.attention{i}.{name}": shape
+        for i, dim in ((1, 49), (2, 576))
+        for name, shape in (
+            ("norm1.weight", (dim,)), ("norm1.bias", (dim,)), ("attn.qkv.weight", (192, dim)),
+            ("attn.proj.weight", (64, 64)), ("attn.proj.bias", (64,)),
+            ("norm2.weight", (64,)), ("norm2.bias", (64,)),
+            ("mlp.fc1.weight", (64, 64)), ("mlp.fc1.bias", (64,)),
+            ("mlp.fc2.weight", (64, 64)), ("mlp.fc2.bias", (64,)),
+        )
+    },
+    "tokens_to_token.project.weight": (768, 576),
+    "tokens_to_token.project.bias": (768,),
+    "blocks.0.norm1.weight": (768,),
+    "blocks.0.norm1.bias": (768,),
+    "blocks.0.attn.qkv.weight": (2304, 768),
+    "blocks.0.attn.proj.weight": (768, 768),
+    "blocks.0.attn.proj.bias": (768,),
+    "blocks.0.norm2.weight": (768,),
+    "blocks.0.norm2.bias": (768,),
+    "blocks.0.mlp.fc1.weight": (3072, 768),
+    "blocks.0.mlp.fc1.bias": (3072,),
+    "blocks.0.mlp.fc2.weight": (768, 3072),
+    "blocks.0.mlp.fc2.bias": (768,),
+    "norm.weight": (768,),
+    "norm.bias": (768,),
+    "head.weight": (1, 768),
+    "head.bias": (1,),
 }  # fmt: skip
 
 
@@ -88,12 +114,12 @@ def test_t2t_vit_state_dict_has_the_official_names():
     assert {k: tuple(v.shape) for k, v in model.state_dict().items()} == OFFICIAL_KEYS
     renamed = T2TViT((400, 100), depth=1)
     renamed.load_state_dict(model.state_dict(), strict=True)
-    x = torch.randn(2, 1, 400, 100)
-    with torch.no_grad():
+    x = torch.randn(1, 1, 400, 100)
+    with torch.inference_mode():
         logits, weights = model(x, return_attention=True)
         assert torch.equal(renamed(x, return_attention=True)[0], logits)
         assert torch.allclose(renamed(x), logits, atol=1e-5)
-    assert weights[0].shape == (2, 1, 176, 176)
+    assert weights[0].shape == (1, 1, 176, 176)
 
 
 def test_t2t_rejects_bad_input():
@@ -107,3 +133,92 @@ def test_t2t_rejects_bad_input():
         soft_split(0)
     with pytest.raises(ValueError, match="num_heads=3 does not divide out_dim=64"):
         TokenTransformer(49, 64, num_heads=3)
+
+
+# --- soft-split helpers of notebook 05 ---
+
+SPLITS = [(20, 10, 5), (7, 4, 2), (3, 2, 1), (5, 3, 0), (4, 6, 1)]  # (k, s, p); s > k skips pixels
+
+
+@pytest.mark.parametrize(("k", "s", "p"), SPLITS)
+def test_soft_split_boxes_are_where_unfold_cuts(k, s, p):
+    x = torch.rand(1, 1, 23, 31)
+    tokens = nn.Unfold(k, stride=s, padding=p)(x).transpose(1, 2)[0]  # (N, k*k)
+    padded = F.pad(x, (p, p, p, p))[0, 0]
+    boxes = soft_split_boxes(23, 31, k, s, p)
+    assert len(boxes) == tokens.shape[0] == count_tokens(23, 31, k, s, p)[2]
+    for n, (top, left) in enumerate(boxes):
+        assert torch.equal(tokens[n], padded[top : top + k, left : left + k].reshape(k * k))
+
+
+@pytest.mark.parametrize(("k", "s", "p"), SPLITS)
+def test_overlap_count_is_a_brute_force_count(k, s, p):
+    h, w = 23, 31
+    counts = np.zeros((h + 2 * p, w + 2 * p), dtype=int)
+    rows, cols, _ = count_tokens(h, w, k, s, p)
+    for r in range(rows):
+        for c in range(cols):
+            counts[r * s : r * s + k, c * s : c * s + k] += 1
+    expected = counts[p : p + h, p : p + w]
+    assert np.array_equal(overlap_count((h, w), k, s, p).numpy(), expected)
+
+
+def test_overlap_count_of_the_mountain_split():
+    counts = overlap_count((60, 100), 20, 10, 5)
+    assert counts.shape == (60, 100)
+    assert counts[0, 0] == 1 and counts[0, 50] == 2 and counts[30, 50] == 4  # corner, edge, inside
+    assert sorted(torch.unique(counts).tolist()) == [1, 2, 4]
+
+
+def test_fold_tokens_inverts_the_soft_split(mountain):
+    tokens = soft_split(20)(mountain).transpose(1, 2)  # (1, 60, 400)
+    assert torch.equal(fold_tokens(tokens, (60, 100), 20, 10, 5), mountain)  # exactly
+    x = torch.rand(2, 3, 23, 31)
+    for k, s, p in SPLITS[:3]:  # these cover every pixel
+        tokens = nn.Unfold(k, stride=s, padding=p)(x).transpose(1, 2)  # (2, N, 3*k*k)
+        assert torch.allclose(fold_tokens(tokens, (23, 31), k, s, p), x, atol=1e-6)
+
+
+def test_fold_tokens_rejects_what_it_cannot_invert():
+    x = torch.rand(1, 1, 23, 31)
+    tokens = nn.Unfold(4, stride=6, padding=1)(x).transpose(1, 2)
+    with pytest.raises(ValueError, match="pixels lie in no patch"):
+        fold_tokens(tokens, (23, 31), 4, 6, 1)
+    with pytest.raises(ValueError, match="makes 6 x 10 = 60"):
+        fold_tokens(torch.zeros(1, 59, 400), (60, 100), 20, 10, 5)
+    with pytest.raises(ValueError, match="not a multiple of k\\*k = 400"):
+        fold_tokens(torch.zeros(1, 60, 399), (60, 100), 20, 10, 5)
+    with pytest.raises(ValueError, match="3 dimensions"):
+        fold_tokens(torch.zeros(60, 400), (60, 100), 20, 10, 5)
+
+
+def test_trace_shapes_sees_every_step_of_the_t2t_module():
+    t2t = T2TModule((40, 30), embed_dim=32, token_dim=8)
+    x = torch.rand(2, 1, 40, 30)
+    names = ["soft_split0", "attention1", "soft_split1", "attention2", "soft_split2", "project"]
+    shapes = trace_shapes(t2t, x, names)
+    # the same steps by hand
+    (h0, w0), (h1, w1), (h2, w2) = t2t.grid_sizes
+    with torch.no_grad():
+        a = t2t.soft_split0(x)
+        b = t2t.attention1(a.transpose(1, 2))
+        c = t2t.soft_split1(b.transpose(1, 2).reshape(2, 8, h0, w0))
+        d = t2t.attention2(c.transpose(1, 2))
+        e = t2t.soft_split2(d.transpose(1, 2).reshape(2, 8, h1, w1))
+        f = t2t.project(e.transpose(1, 2))
+    expected = [tuple(t.shape) for t in (a, b, c, d, e, f)]
+    assert list(shapes) == names and list(shapes.values()) == expected
+    assert shapes["project"] == (2, h2 * w2, 32)
+    assert all(not m._forward_hooks for m in t2t.modules())  # hooks removed
+    vit = T2TViT((40, 30), embed_dim=32, depth=1, token_dim=8)
+    assert trace_shapes(vit, x, ["blocks.0", "head"])["blocks.0"] == (2, h2 * w2 + 1, 32)
+
+
+def test_trace_shapes_rejects_bad_input():
+    t2t = T2TModule((40, 30), embed_dim=32, token_dim=8)
+    with pytest.raises(ValueError, match="no submodules named \\['soft_split9'\\]"):
+        trace_shapes(t2t, torch.rand(1, 1, 40, 30), ["soft_split0", "soft_split9"])
+    with pytest.raises(TypeError, match="string 'project'"):
+        trace_shapes(t2t, torch.rand(1, 1, 40, 30), "project")
+    with pytest.raises(TypeError, match="torch.nn.Module"):
+        trace_shapes(lambda x: x, torch.rand(1), ["a"])

@@ -6,31 +6,95 @@ notebook that introduces it.
 
 from .attention import Attention, attention
 from .data import load_mountains, mountain_at_dusk
-from .patches import PatchEmbed, count_tokens, patchify, scramble_patches, unpatchify
+from .explore import interact_figure
+from .patches import (
+    PatchEmbed,
+    count_tokens,
+    one_hot_patch_kernels,
+    patch_embed_to_conv,
+    patchify,
+    patchify_by_conv,
+    patchify_by_slicing,
+    scramble_patches,
+    unpatchify,
+)
 from .plotting import (
     figure_to_array,
+    figure_to_png,
     save_figure,
     save_gif,
+    show_attention_heads,
+    show_class_token_attention,
+    show_clock_explorer,
+    show_clocks,
     show_embedding,
+    show_embedding_bases,
+    show_fold_reconstruction,
+    show_frequencies,
+    show_grid_offsets,
+    show_grid_similarity,
     show_image,
+    show_logit_matrices,
+    show_matrices,
     show_matrix,
+    show_patch_and_token,
     show_patch_grid,
+    show_relative_distances,
+    show_resized_embedding,
+    show_scramble_examples,
+    show_scrambled_patches,
+    show_similarity,
+    show_skew_steps,
+    show_softsplit_coverage,
+    show_softsplit_explorer,
+    show_softsplit_frame,
+    show_token_matrix,
+    show_tokenization,
+    show_tokens_plus_embedding,
+    show_training_curves,
+    softsplit_frames,
 )
 from .position import (
+    clock_frequencies,
+    clock_pairs,
     clock_periods,
+    embedding_similarity,
     relative_rotation,
     resize_pos_embed,
     sinusoid_encoding,
     sinusoid_encoding_2d,
+    toeplitz_error,
 )
 from .relative_position import (
     AbsPosEmb1D,
     RelPosEmb1D,
     RelPosEmb2D,
+    articles_rel_pos_2d,
+    grid_offsets,
     relative_index,
     relative_to_absolute,
+    skew_steps,
 )
-from .t2t import T2TModule, T2TViT, TokenAttention, TokenTransformer, soft_split
+from .t2t import (
+    T2TModule,
+    T2TViT,
+    TokenAttention,
+    TokenTransformer,
+    fold_tokens,
+    overlap_count,
+    soft_split,
+    soft_split_boxes,
+    trace_shapes,
+)
+from .training import (
+    attention_by_origin,
+    class_token_attention,
+    count_parameters,
+    evaluate,
+    make_scramble_dataset,
+    print_now,
+    train_classifier,
+)
 from .vit import Block, Mlp, ViT
 
 __version__ = "0.1.0"
@@ -38,8 +102,23 @@ __version__ = "0.1.0"
 __all__ = [
     "AbsPosEmb1D", "Attention", "Block", "Mlp", "PatchEmbed", "RelPosEmb1D", "RelPosEmb2D",
     "T2TModule", "T2TViT", "TokenAttention", "TokenTransformer", "ViT", "attention",
-    "clock_periods", "count_tokens", "figure_to_array", "load_mountains", "mountain_at_dusk",
-    "patchify", "relative_index", "relative_rotation", "relative_to_absolute", "resize_pos_embed",
+    "clock_frequencies", "clock_pairs", "clock_periods", "count_tokens", "embedding_similarity",
+    "toeplitz_error", "show_clock_explorer", "show_clocks", "show_embedding_bases",
+    "show_frequencies", "show_grid_similarity", "show_resized_embedding", "show_similarity",
+    "show_tokens_plus_embedding", "figure_to_array", "load_mountains", "mountain_at_dusk",
+    "one_hot_patch_kernels", "patch_embed_to_conv", "patchify", "patchify_by_conv",
+    "patchify_by_slicing", "show_token_matrix", "show_tokenization",
+    "figure_to_png", "interact_figure", "show_patch_and_token",
+    "relative_index", "relative_rotation", "relative_to_absolute", "resize_pos_embed",
+    "articles_rel_pos_2d", "grid_offsets", "skew_steps", "show_grid_offsets",
+    "show_logit_matrices", "show_relative_distances", "show_skew_steps",
     "save_figure", "save_gif", "scramble_patches", "show_embedding", "show_image", "show_matrix",
-    "show_patch_grid", "sinusoid_encoding", "sinusoid_encoding_2d", "soft_split", "unpatchify",
+    "show_patch_grid", "show_attention_heads", "show_matrices", "show_scrambled_patches",
+    "sinusoid_encoding", "sinusoid_encoding_2d", "soft_split", "unpatchify",
+    "fold_tokens", "overlap_count", "soft_split_boxes", "trace_shapes",
+    "show_fold_reconstruction", "show_softsplit_coverage", "show_softsplit_explorer",
+    "show_softsplit_frame", "softsplit_frames",
+    "attention_by_origin", "class_token_attention", "count_parameters", "evaluate",
+    "make_scramble_dataset", "print_now", "train_classifier", "show_class_token_attention",
+    "show_scramble_examples", "show_training_curves",
 ]  # fmt: skip

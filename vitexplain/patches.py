@@ -1,8 +1,8 @@
 """Patch tokenization (notebook 01): an image becomes a sequence of flattened patches.
 
-An image of H x W pixels cut into P x P patches gives N = (H / P) * (W / P) tokens of length C * P * P.
-The order is row-major (left to right, then top to bottom), the order ``nn.Unfold`` uses, and
-inside a token the channel is the slowest axis, then the patch row, then the patch column.
+An image of H x W pixels cut into P x P patches gives N = (H / P) * (W / P) tokens of length
+C * P * P. The order is row-major (left to right, then top to bottom), the order ``nn.Unfold``
+uses, and inside a token the channel is the slowest axis, then the patch row, then the patch column.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ def count_tokens(h: int, w: int, k: int, s: int, p: int) -> tuple[int, int, int]
     for side, size in (("height", h), ("width", w)):
         if k > size + 2 * p:
             raise ValueError(
-                f"kernel k={k} is larger than the padded image {side} {size} + 2*{p} = {size + 2 * p}"
+                f"kernel k={k} is larger than the padded image {side} "
+                f"{size} + 2*{p} = {size + 2 * p}"
             )
     rows = (h + 2 * p - k) // s + 1
     cols = (w + 2 * p - k) // s + 1
@@ -97,7 +98,9 @@ def unpatchify(
             f"of a {height} x {width} image"
         )
     if length % (patch_size * patch_size):
-        raise ValueError(f"token length {length} is not a multiple of patch_size**2 = {patch_size**2}")
+        raise ValueError(
+            f"token length {length} is not a multiple of patch_size**2 = {patch_size**2}"
+        )
     return rearrange(
         tokens, "b (h w) (c p1 p2) -> b c (h p1) (w p2)", h=rows, p1=patch_size, p2=patch_size
     )
@@ -171,3 +174,94 @@ class PatchEmbed(nn.Module):
         """
         x = check_image_batch(x, self.in_chans, self.img_size)
         return self.proj(patchify(x, self.patch_size))  # (B, N, C*P*P) -> (B, N, D)
+
+
+# Other ways to cut the same tokens (notebook 01 shows that they all agree with `patchify`).
+
+
+def patchify_by_slicing(x: torch.Tensor, patch_size: int) -> torch.Tensor:
+    """Cut patches the slow, obvious way: two loops over the grid and array slicing.
+
+    The definition that :func:`patchify` implements in one ``rearrange``; kept readable on purpose.
+
+    Args:
+        x: images, shape (B, C, H, W); H and W must be multiples of ``patch_size``.
+        patch_size: side P of the square patches.
+
+    Returns:
+        Tokens of shape (B, N, C * P * P), patches in row-major order, equal to ``patchify(x, P)``.
+    """
+    x = check_tensor("x", x, ndim=4)
+    patch_size = check_int("patch_size", patch_size)
+    batch, _, height, width = x.shape
+    _check_divides(patch_size, height, width)
+    tokens = []
+    for top in range(0, height, patch_size):  # grid rows, top to bottom
+        for left in range(0, width, patch_size):  # grid columns, left to right
+            patch = x[:, :, top : top + patch_size, left : left + patch_size]  # (B, C, P, P)
+            tokens.append(patch.reshape(batch, -1))  # (B, C*P*P): channel, patch row, column
+    return torch.stack(tokens, dim=1)  # (B, N, C*P*P)
+
+
+def one_hot_patch_kernels(in_chans: int, patch_size: int) -> torch.Tensor:
+    """Convolution kernels that copy one pixel of a patch each: a Conv2d with them tokenizes.
+
+    Kernel k = (c * P + i) * P + j holds a single 1, at channel c, row i, column j; so output
+    channel k of a convolution with kernel size and stride P is feature k of every token.
+
+    Args:
+        in_chans: channels C of the images.
+        patch_size: side P of the patches.
+
+    Returns:
+        Float tensor of shape (C * P * P, C, P, P), the weight layout of ``nn.Conv2d``.
+    """
+    in_chans = check_int("in_chans", in_chans)
+    patch_size = check_int("patch_size", patch_size)
+    length = in_chans * patch_size * patch_size
+    return torch.eye(length).view(length, in_chans, patch_size, patch_size)  # (C*P*P, C, P, P)
+
+
+def patchify_by_conv(x: torch.Tensor, patch_size: int) -> torch.Tensor:
+    """Tokenize with a strided convolution: kernel size = stride = P, one-hot kernels, no bias.
+
+    Args:
+        x: floating-point images, shape (B, C, H, W); H and W must be multiples of ``patch_size``.
+        patch_size: side P of the square patches.
+
+    Returns:
+        Tokens of shape (B, N, C * P * P), equal to ``patchify(x, P)``.
+    """
+    x = check_tensor("x", x, ndim=4)
+    if not x.is_floating_point():
+        raise TypeError(f"x must be a floating-point tensor for a convolution, got dtype {x.dtype}")
+    patch_size = check_int("patch_size", patch_size)
+    _check_divides(patch_size, x.shape[-2], x.shape[-1])
+    kernels = one_hot_patch_kernels(x.shape[1], patch_size).to(x)  # (C*P*P, C, P, P)
+    out = nn.functional.conv2d(x, kernels, stride=patch_size)  # (B, C*P*P, H/P, W/P)
+    return out.flatten(2).transpose(1, 2)  # (B, N, C*P*P)
+
+
+def patch_embed_to_conv(embed: PatchEmbed) -> nn.Conv2d:
+    """Build the Conv2d patch embedding of timm / the ViT paper holding a PatchEmbed's numbers.
+
+    timm's ``PatchEmbed.proj`` is ``nn.Conv2d(C, D, kernel_size=P, stride=P)``; its weight is
+    ``embed.proj.weight.view(D, C, P, P)`` and its bias ``embed.proj.bias``. The result is a copy:
+    changing it leaves ``embed`` alone.
+
+    Args:
+        embed: the patch embedding to convert.
+
+    Returns:
+        ``nn.Conv2d`` with ``conv(x).flatten(2).transpose(1, 2)`` equal to ``embed(x)`` (up to float
+        rounding), shapes (B, C, H, W) -> (B, D, H/P, W/P) -> (B, N, D).
+    """
+    if not isinstance(embed, PatchEmbed):
+        raise TypeError(f"embed must be a vitexplain.PatchEmbed, got {type(embed).__name__}")
+    size, chans, dim = embed.patch_size, embed.in_chans, embed.proj.out_features
+    conv = nn.Conv2d(chans, dim, kernel_size=size, stride=size)
+    conv = conv.to(embed.proj.weight)
+    with torch.no_grad():
+        conv.weight.copy_(embed.proj.weight.view(dim, chans, size, size))  # (D, C, P, P)
+        conv.bias.copy_(embed.proj.bias)  # (D,)
+    return conv

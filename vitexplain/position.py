@@ -90,11 +90,14 @@ def relative_rotation(offset: float, dim: int, base: float = 10000.0) -> torch.T
     base = _check_base(base)
     angle = offset * _frequencies(dim, base)[::2]  # (D/2,)
     cos, sin = torch.cos(angle), torch.sin(angle)
-    blocks = torch.stack([torch.stack([cos, sin], -1), torch.stack([-sin, cos], -1)], -2)  # (D/2, 2, 2)
+    rows = [torch.stack([cos, sin], -1), torch.stack([-sin, cos], -1)]  # two (D/2, 2) rows
+    blocks = torch.stack(rows, -2)  # (D/2, 2, 2)
     return torch.block_diag(*blocks).to(torch.get_default_dtype())
 
 
-def sinusoid_encoding_2d(grid_size: int | tuple[int, int], dim: int, base: float = 10000.0) -> torch.Tensor:
+def sinusoid_encoding_2d(
+    grid_size: int | tuple[int, int], dim: int, base: float = 10000.0
+) -> torch.Tensor:
     """A 2D sin-cos embedding: the first half of the columns encodes the row, the second the column.
 
     Two tokens in the same row share the first half of their embedding, two tokens in the same
@@ -146,7 +149,9 @@ def resize_pos_embed(
     """
     pos_embed = check_tensor("pos_embed", pos_embed)
     if pos_embed.ndim not in (2, 3) or (pos_embed.ndim == 3 and pos_embed.shape[0] != 1):
-        raise ValueError(f"pos_embed must have shape (N, D) or (1, N, D), got {tuple(pos_embed.shape)}")
+        raise ValueError(
+            f"pos_embed must have shape (N, D) or (1, N, D), got {tuple(pos_embed.shape)}"
+        )
     (h, w), (nh, nw) = check_size2("old_grid", old_grid), check_size2("new_grid", new_grid)
     num_prefix_tokens = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
     table = pos_embed.reshape(-1, pos_embed.shape[-1])  # (N, D)
@@ -159,3 +164,79 @@ def resize_pos_embed(
     grid = F.interpolate(grid, size=(nh, nw), mode="bicubic", align_corners=False)
     out = torch.cat([prefix, rearrange(grid, "1 d h w -> (h w) d")])  # (P + H'W', D)
     return out[None] if pos_embed.ndim == 3 else out
+
+
+def clock_frequencies(dim: int, base: float = 10000.0) -> np.ndarray:
+    """Angular frequency w_i = base ** (-2i / dim) of each sin/cos pair, in radians per token.
+
+    Pair i turns by w_i radians from one position to the next; ``clock_periods`` is 2 pi / w_i.
+
+    Args:
+        dim: embedding length D.
+        base: the wavelength scale.
+
+    Returns:
+        Array of shape (ceil(D / 2),), decreasing from 1 to about 1 / base.
+    """
+    dim = check_int("dim", dim)
+    base = _check_base(base)
+    i = np.arange(math.ceil(dim / 2))
+    return base ** (-2 * i / dim)
+
+
+def clock_pairs(dim: int, count: int = 9) -> np.ndarray:
+    """Indices of ``count`` sin/cos pairs spread evenly from the fastest clock to the slowest.
+
+    An 18-dimensional embedding has exactly 9 pairs, so ``clock_pairs(18)`` is 0, 1, ..., 8; a
+    768-dimensional one has 384, and 9 of them are picked, always including the first and the last.
+
+    Args:
+        dim: embedding length D (at least 2: a single column has no pair).
+        count: how many pairs to pick.
+
+    Returns:
+        Increasing int array of shape (min(count, D // 2),).
+    """
+    dim = check_int("dim", dim, minimum=2)
+    count = check_int("count", count)
+    num_pairs = dim // 2
+    return np.unique(np.round(np.linspace(0, num_pairs - 1, min(count, num_pairs))).astype(int))
+
+
+def embedding_similarity(table: torch.Tensor) -> torch.Tensor:
+    """Cosine similarity of every pair of rows (positions) of an embedding table.
+
+    For a sinusoidal table with even D every row has norm sqrt(D / 2), so this is
+    ``table @ table.T / (D / 2)``: the mean over the clocks of cos(w_i (pos_a - pos_b)).
+
+    Args:
+        table: shape (N, D), one embedding per position.
+
+    Returns:
+        Tensor of shape (N, N), computed in float64 and returned in the table's dtype.
+    """
+    table = check_tensor("table", table, ndim=2)
+    unit = F.normalize(table.double(), dim=1)  # (N, D), rows of length 1
+    return (unit @ unit.T).to(table.dtype)  # (N, N)
+
+
+def toeplitz_error(matrix: torch.Tensor) -> float:
+    """Largest gap between an entry of a square matrix and the first entry of its diagonal.
+
+    It is 0 exactly when ``matrix[a, b]`` depends only on the offset b - a, i.e. when every
+    diagonal is constant (a Toeplitz matrix).
+
+    Args:
+        matrix: shape (N, N).
+
+    Returns:
+        max over a, b of |matrix[a, b] - matrix[a - min(a, b), b - min(a, b)]|, as a float.
+    """
+    matrix = check_tensor("matrix", matrix, ndim=2)
+    n = matrix.shape[0]
+    if matrix.shape[1] != n:
+        raise ValueError(f"matrix must be square, got shape {tuple(matrix.shape)}")
+    a, b = torch.meshgrid(torch.arange(n), torch.arange(n), indexing="ij")  # (N, N) each
+    start = torch.minimum(a, b)  # steps back to the first row or column of the diagonal
+    first = matrix[a - start, b - start]  # (N, N): the first entry of each entry's diagonal
+    return float((matrix - first).abs().max())

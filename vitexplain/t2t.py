@@ -9,6 +9,7 @@ split. Names follow the official code, so its ``tokens_type='transformer'`` stat
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import torch
 from einops import rearrange
@@ -62,7 +63,9 @@ class TokenAttention(nn.Module):
         """
         x = check_tensor("x", x, ndim=3)
         if x.shape[-1] != self.dim:
-            raise ValueError(f"x has token length {x.shape[-1]}, but the module was built for dim={self.dim}")
+            raise ValueError(
+                f"x has token length {x.shape[-1]}, but the module was built for dim={self.dim}"
+            )
         q, k, v = rearrange(self.qkv(x), "b n (qkv h d) -> qkv b h n d", qkv=3, h=self.num_heads)
         out, _ = attention(q, k, v, scale=self.scale)  # (B, h, N, d)
         out = self.proj(rearrange(out, "b h n d -> b n (h d)"))  # (B, N, out_dim)
@@ -121,6 +124,128 @@ def soft_split(kernel_size: int) -> nn.Unfold:
     return nn.Unfold(k, stride=math.ceil(k / 2), padding=math.ceil(k / 4))
 
 
+def soft_split_boxes(h: int, w: int, k: int, s: int, p: int) -> list[tuple[int, int]]:
+    """Where each patch of ``nn.Unfold(k, stride=s, padding=p)`` sits in the padded image.
+
+    Args:
+        h: image height (before padding).
+        w: image width (before padding).
+        k: kernel (patch) size.
+        s: stride.
+        p: zero padding added on every side.
+
+    Returns:
+        One (top, left) pair per patch, in token order (row-major), in pixels of the padded
+        (h + 2p) x (w + 2p) image; patch n covers rows top .. top + k - 1 and columns
+        left .. left + k - 1.
+    """
+    rows, cols, _ = count_tokens(h, w, k, s, p)  # validates the arguments
+    return [(r * s, c * s) for r in range(rows) for c in range(cols)]
+
+
+def overlap_count(img_size: int | tuple[int, int], k: int, s: int, p: int) -> torch.Tensor:
+    """Count how many patches of ``nn.Unfold(k, stride=s, padding=p)`` contain each pixel.
+
+    It is ``nn.Fold`` applied to tokens of ones: every patch adds 1 to the pixels it covers.
+    A pixel with count 0 belongs to no patch (the stride skipped it).
+
+    Args:
+        img_size: (H, W) of the image (before padding), or one int for a square image.
+        k: kernel (patch) size.
+        s: stride.
+        p: zero padding added on every side.
+
+    Returns:
+        Float tensor of shape (H, W).
+    """
+    h, w = check_size2("img_size", img_size)
+    _, _, n = count_tokens(h, w, k, s, p)
+    ones = torch.ones(1, k * k, n)  # (1, k*k, N): one channel, N patches of ones
+    return nn.Fold((h, w), k, stride=s, padding=p)(ones)[0, 0]  # (H, W)
+
+
+def fold_tokens(
+    tokens: torch.Tensor, img_size: int | tuple[int, int], k: int, s: int, p: int
+) -> torch.Tensor:
+    """Put soft-split tokens back together into images, averaging where patches overlap.
+
+    ``nn.Fold`` with the same k, s, p adds every token back at its place (overlaps summed);
+    dividing by :func:`overlap_count` undoes the sum, so
+    ``fold_tokens(nn.Unfold(k, stride=s, padding=p)(x).transpose(1, 2), ...) == x``.
+
+    Args:
+        tokens: shape (B, N, C * k * k), N the number of patches the split makes.
+        img_size: (H, W) of the images, or one int for square images.
+        k: kernel (patch) size.
+        s: stride.
+        p: zero padding added on every side.
+
+    Returns:
+        Images of shape (B, C, H, W).
+    """
+    tokens = check_tensor("tokens", tokens, ndim=3)
+    h, w = check_size2("img_size", img_size)
+    rows, cols, n = count_tokens(h, w, k, s, p)
+    if tokens.shape[1] != n:
+        raise ValueError(
+            f"tokens holds {tokens.shape[1]} tokens, but a soft split with k={k}, s={s}, p={p} "
+            f"makes {rows} x {cols} = {n} of a {h} x {w} image"
+        )
+    if tokens.shape[2] % (k * k):
+        raise ValueError(f"token length {tokens.shape[2]} is not a multiple of k*k = {k * k}")
+    counts = overlap_count((h, w), k, s, p).to(tokens.dtype)  # (H, W)
+    if (counts == 0).any():
+        raise ValueError(
+            f"{int((counts == 0).sum())} pixels lie in no patch (k={k}, s={s}, p={p}): "
+            "they cannot be recovered"
+        )
+    summed = nn.Fold((h, w), k, stride=s, padding=p)(tokens.transpose(1, 2))  # (B, C, H, W)
+    return summed / counts
+
+
+def trace_shapes(
+    model: nn.Module, x: torch.Tensor, names: Sequence[str]
+) -> dict[str, tuple[int, ...]]:
+    """Run ``model(x)`` once and record the output shape of each named submodule.
+
+    Forward hooks watch the submodules; the run is under ``torch.inference_mode()``, and the hooks
+    are removed afterwards.
+
+    Args:
+        model: the module to run.
+        x: its input, e.g. images (B, C, H, W).
+        names: dotted names of submodules, as in ``model.named_modules()`` (e.g. "soft_split0",
+            "blocks.0").
+
+    Returns:
+        {name: output shape}, in the order the submodules ran.
+    """
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    if isinstance(names, str):
+        raise TypeError(f"names must be a sequence of names, got the string {names!r}")
+    known = dict(model.named_modules())
+    missing = [name for name in names if name not in known]
+    if missing:
+        raise ValueError(f"model has no submodules named {missing}")
+    shapes: dict[str, tuple[int, ...]] = {}
+
+    def recorder(name: str):  # a hook that returns None, so the output passes unchanged
+        def hook(_module: nn.Module, _inputs: tuple, output: torch.Tensor) -> None:
+            shapes.setdefault(name, tuple(output.shape))
+
+        return hook
+
+    handles = [known[name].register_forward_hook(recorder(name)) for name in names]
+    try:
+        with torch.inference_mode():
+            model(x)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return shapes
+
+
 class T2TModule(nn.Module):
     """Tokens-to-Token: three soft splits with two token transformers between them.
 
@@ -145,7 +270,9 @@ class T2TModule(nn.Module):
         self.in_chans = check_int("in_chans", in_chans)
         token_dim = check_int("token_dim", token_dim)
         if len(softsplit_kernels) != 3:
-            raise ValueError(f"softsplit_kernels must hold three kernel sizes, got {softsplit_kernels!r}")
+            raise ValueError(
+                f"softsplit_kernels must hold three kernel sizes, got {softsplit_kernels!r}"
+            )
         k0, k1, k2 = (check_int("softsplit_kernels", k) for k in softsplit_kernels)
         # Grid after each split, checked now so that an impossible split fails at construction.
         self.grid_sizes = []

@@ -1,0 +1,185 @@
+"""Benchmarks: vitexplain against the same computation built from PyTorch's own modules.
+
+Run with ``python benchmarks/bench.py`` (or ``make bench``). Each comparison runs both sides in this
+one process, interleaved (ours, reference, ours, reference, ...), and reports the median time of
+each side and their ratio (ours / reference: below 1 is faster). The reference networks receive
+our weights, and their outputs are checked equal before anything is timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+from torch import nn
+
+import vitexplain as vx
+
+
+def interleaved(fns: dict[str, Callable[[], object]], repeats: int, warmup: int = 2) -> dict[str, float]:
+    """Median seconds of each function, calling them in turn ``repeats`` times after a warm-up."""
+    for _ in range(warmup):
+        for fn in fns.values():
+            fn()
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+class ReferenceViT(nn.Module):
+    """The same network from PyTorch's own modules: Conv2d patches + nn.TransformerEncoder."""
+
+    def __init__(self, ours: vx.ViT) -> None:
+        super().__init__()
+        dim, heads = ours.embed_dim, ours.blocks[0].attn.num_heads
+        patch, chans = ours.patch_embed.patch_size, ours.patch_embed.in_chans
+        self.conv = nn.Conv2d(chans, dim, patch, stride=patch)
+        self.cls_token = nn.Parameter(ours.cls_token.detach().clone())
+        self.register_buffer("pos_embed", ours.pos_embed.clone())
+        layer = nn.TransformerEncoderLayer(dim, heads, ours.blocks[0].mlp.fc1.out_features,
+                                           dropout=0.0, activation="gelu", batch_first=True,
+                                           norm_first=True)  # fmt: skip
+        self.encoder = nn.TransformerEncoder(layer, len(ours.blocks), enable_nested_tensor=False)
+        self.norm = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, ours.head.out_features)
+        with torch.no_grad():
+            self.conv.weight.copy_(ours.patch_embed.proj.weight.view_as(self.conv.weight))
+            self.conv.bias.copy_(ours.patch_embed.proj.bias)
+            for block, ref in zip(ours.blocks, self.encoder.layers, strict=True):
+                ref.self_attn.in_proj_weight.copy_(block.attn.qkv.weight)
+                ref.self_attn.in_proj_bias.copy_(block.attn.qkv.bias)
+                ref.self_attn.out_proj.weight.copy_(block.attn.proj.weight)
+                ref.self_attn.out_proj.bias.copy_(block.attn.proj.bias)
+                for a, b in ((block.norm1, ref.norm1), (block.norm2, ref.norm2),
+                             (block.mlp.fc1, ref.linear1), (block.mlp.fc2, ref.linear2)):  # fmt: skip
+                    b.weight.copy_(a.weight)
+                    b.bias.copy_(a.bias)
+            for a, b in ((ours.norm, self.norm), (ours.head, self.head)):
+                b.weight.copy_(a.weight)
+                b.bias.copy_(a.bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.conv(x).flatten(2).transpose(1, 2)  # (B, N, D)
+        x = torch.cat([self.cls_token.expand(x.shape[0], -1, -1), x], dim=1) + self.pos_embed
+        return self.head(self.norm(self.encoder(x))[:, 0])  # (B, classes)
+
+
+def bench_vit(repeats: int) -> list[tuple[str, float, float]]:
+    torch.manual_seed(0)
+    ours = vx.ViT(224, 16, in_chans=3, num_classes=1000, embed_dim=384, depth=4, num_heads=6,
+                  qkv_bias=True)  # fmt: skip
+    ref = ReferenceViT(ours)
+    x = torch.randn(8, 3, 224, 224)
+    ours.eval(), ref.eval()
+    with torch.inference_mode():
+        diff = (ours(x) - ref(x)).abs().max().item()
+    assert diff < 1e-4, f"the two networks disagree by {diff}"
+
+    def infer(model: nn.Module) -> Callable[[], object]:
+        def run() -> None:
+            with torch.inference_mode():
+                model(x)
+
+        return run
+
+    def train_step(model: nn.Module) -> Callable[[], object]:
+        def run() -> None:
+            model.zero_grad(set_to_none=True)
+            model(x).logsumexp(-1).mean().backward()
+
+        return run
+
+    rows = []
+    t = interleaved({"ours": infer(ours), "ref": infer(ref)}, repeats)
+    rows.append(("ViT inference, batch 8 (vs Conv2d + TransformerEncoder)", t["ours"], t["ref"]))
+    ours.train(), ref.train()
+    t = interleaved({"ours": train_step(ours), "ref": train_step(ref)}, repeats)
+    rows.append(("ViT training step, batch 8 (vs Conv2d + TransformerEncoder)", t["ours"], t["ref"]))
+    return rows
+
+
+def skew_by_loop(x: torch.Tensor) -> torch.Tensor:
+    length = x.shape[-2]
+    out = torch.empty(*x.shape[:-1], length)
+    for i in range(length):
+        for j in range(length):
+            out[..., i, j] = x[..., i, j - i + length - 1]
+    return out
+
+
+def bench_skew(repeats: int) -> list[tuple[str, float, float]]:
+    length = 256
+    x = torch.randn(8, length, 2 * length - 1)
+    index = vx.relative_index(length).expand(8, length, length)
+    gathered = x.gather(-1, index)
+    assert torch.equal(vx.relative_to_absolute(x), gathered)
+    t = interleaved({"skew": lambda: vx.relative_to_absolute(x).contiguous(),
+                     "gather": lambda: x.gather(-1, index)}, repeats)  # fmt: skip
+    start = time.perf_counter()
+    assert torch.equal(skew_by_loop(x), gathered)
+    loop = time.perf_counter() - start
+    return [("relative_to_absolute, (8, 256, 511) (vs gather)", t["skew"], t["gather"]),
+            ("relative_to_absolute, (8, 256, 511) (vs Python loop)", t["skew"], loop)]  # fmt: skip
+
+
+def sinusoid_by_loop(num_tokens: int, dim: int) -> torch.Tensor:
+    table = [[0.0] * dim for _ in range(num_tokens)]
+    for pos in range(num_tokens):
+        for j in range(dim):
+            angle = pos / 10000.0 ** (2 * (j // 2) / dim)
+            table[pos][j] = math.sin(angle) if j % 2 == 0 else math.cos(angle)
+    return torch.tensor(table)
+
+
+def bench_sinusoid(repeats: int) -> list[tuple[str, float, float]]:
+    t = interleaved({"ours": lambda: vx.sinusoid_encoding(4096, 768)}, repeats)
+    start = time.perf_counter()
+    reference = sinusoid_by_loop(4096, 768)
+    loop = time.perf_counter() - start
+    assert torch.allclose(vx.sinusoid_encoding(4096, 768), reference, atol=1e-5)
+    return [("sinusoid_encoding(4096, 768) (vs Python loop)", t["ours"], loop)]
+
+
+def bench_gif() -> str:
+    make_frames = getattr(vx, "softsplit_frames", None)
+    if make_frames is None:
+        return "softsplit GIF: vitexplain.softsplit_frames not available"
+    picture = vx.load_mountains()
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        path = vx.save_gif(make_frames(picture), Path(tmp) / "softsplit.gif", fps=10)
+        seconds = time.perf_counter() - start
+        size = path.stat().st_size
+    return f"softsplit GIF, 60 frames: built in {seconds:.2f} s, {size / 1024:.0f} KB"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=15, help="timed calls of each side")
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__} "
+          f"({torch.get_num_threads()} threads), Python {sys.version.split()[0]}")  # fmt: skip
+    rows = bench_vit(args.repeats) + bench_skew(args.repeats) + bench_sinusoid(args.repeats)
+    print(f"\n| {'benchmark':<62} | {'ours (ms)':>10} | {'reference (ms)':>14} | {'ratio':>6} |")
+    print(f"|{'-' * 64}|{'-' * 12}:|{'-' * 16}:|{'-' * 7}:|")
+    for name, ours, ref in rows:
+        print(f"| {name:<62} | {ours * 1e3:>10.2f} | {ref * 1e3:>14.2f} | {ours / ref:>6.3f} |")
+    print("\n" + bench_gif())
+
+
+if __name__ == "__main__":
+    main()

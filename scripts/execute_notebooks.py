@@ -1,0 +1,73 @@
+"""Re-execute notebooks in place so that running it twice changes no byte (``make figures``).
+
+For each notebook: run every cell with nbclient in the notebook's own folder (so figures land in
+``../figures/``), then make the stored file independent of timing:
+
+* no execution timings, no widget state (random widget ids);
+* consecutive stream outputs of a cell merged (the kernel splits printed text at arbitrary points);
+* outputs of cells tagged ``explore`` dropped: their live widgets only mean something in a running
+  JupyterLab, and nbval ignores them (``# NBVAL_IGNORE_OUTPUT``) while still running the cell.
+
+Usage: ``python scripts/execute_notebooks.py notebooks/*.ipynb``
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+EXPLORE_TAG = "explore"
+
+
+def merge_streams(outputs: list) -> list:
+    """Join consecutive stream outputs of the same stream (stdout / stderr) into one."""
+    merged: list = []
+    for out in outputs:
+        last = merged[-1] if merged else None
+        if (out.get("output_type") == "stream" and last is not None
+                and last.get("output_type") == "stream" and last["name"] == out["name"]):  # fmt: skip
+            last["text"] += out["text"]
+        else:
+            merged.append(out)
+    return merged
+
+
+def execute(path: Path) -> float:
+    """Execute one notebook in place; return the seconds it took."""
+    nb = nbformat.read(path, as_version=4)
+    start = time.perf_counter()
+    NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+        record_timing=False,
+        store_widget_state=False,
+    ).execute()
+    seconds = time.perf_counter() - start
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        if EXPLORE_TAG in cell.metadata.get("tags", []):
+            cell.outputs = []
+        else:
+            cell.outputs = merge_streams(cell.outputs)
+    nb.metadata.pop("widgets", None)
+    nbformat.write(nb, path)
+    return seconds
+
+
+def main(paths: list[str]) -> None:
+    if not paths:
+        sys.exit("usage: python scripts/execute_notebooks.py NOTEBOOK.ipynb ...")
+    for name in paths:
+        seconds = execute(Path(name))
+        print(f"{name}: executed in {seconds:.1f} s")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
