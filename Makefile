@@ -1,6 +1,7 @@
 # vitexplain -- every target creates .venv on first use (python3 -m venv + the locked environment).
 #   make lab      JupyterLab on notebooks/ (127.0.0.1:$(PORT), token auth)
 #   make test     unit tests, then the notebooks under strict nbval
+#   make e2e      browser test of the reader's path in JupyterLab (Debian's chromium)
 #   make figures  re-execute every notebook in place (refreshes outputs and figures/)
 #   make lint     ruff
 #   make clean    remove .venv, caches and build artefacts
@@ -23,18 +24,20 @@ unexport MPLBACKEND
 export JUPYTER_PREFER_ENV_PATH := 1
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
-LINT_DIRS := $(wildcard vitexplain tests notebooks benchmarks)
+LINT_DIRS := $(wildcard vitexplain tests notebooks benchmarks scripts e2e)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help setup lab test figures lint clean
+.PHONY: help setup lab test e2e figures lint bench clean
 
 help:
 	@echo "vitexplain -- targets (each creates $(VENV) from requirements.lock on first use):"
 	@echo "  make setup    create $(VENV): pip install -r requirements.lock, then the package (-e .)"
 	@echo "  make lab      JupyterLab on notebooks/ at http://127.0.0.1:$(PORT) (token auth; PORT=...)"
 	@echo "  make test     pytest (tests/), then pytest --nbval notebooks/ (strict, stored outputs)"
+	@echo "  make e2e      browser test: the notebooks in JupyterLab, in Debian's chromium"
 	@echo "  make figures  re-execute every notebook in place: refreshes outputs and figures/"
 	@echo "  make lint     ruff check $(LINT_DIRS)"
+	@echo "  make bench    benchmarks/bench.py: vitexplain against PyTorch's own modules, as ratios"
 	@echo "  make clean    remove $(VENV), caches and build artefacts (keeps figures/, notebooks/)"
 
 setup: $(STAMP)
@@ -65,6 +68,18 @@ else
 	@echo "no notebooks/*.ipynb yet: notebook run skipped"
 endif
 
+# Browser test (e2e/): JupyterLab on notebooks/ driven by Playwright in Debian's chromium, never
+# a downloaded browser. apt-get runs only when /usr/bin/chromium is missing (needs root or sudo).
+# It writes figures/lab_01.png; its Run All of notebook 03 rewrites figures/03_*.png (same bytes).
+CHROMIUM := /usr/bin/chromium
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+e2e: $(STAMP)
+	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) missing: installing Debian's chromium"; \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }
+	$(BIN)/python -m pytest -p no:cacheprovider e2e/
+
 # Each kernel starts in the notebook's own directory (notebooks/), so a notebook writes its
 # figures to ../figures/. The script stores no timings, no widget state, merged streams and no
 # output for `explore` cells (live widgets): a second run changes no byte.
@@ -77,6 +92,9 @@ endif
 
 lint: $(STAMP)
 	$(BIN)/ruff check $(LINT_DIRS)
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache

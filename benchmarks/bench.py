@@ -25,7 +25,9 @@ from torch import nn
 import vitexplain as vx
 
 
-def interleaved(fns: dict[str, Callable[[], object]], repeats: int, warmup: int = 2) -> dict[str, float]:
+def interleaved(
+    fns: dict[str, Callable[[], object]], repeats: int, warmup: int = 2
+) -> dict[str, float]:
     """Median seconds of each function, calling them in turn ``repeats`` times after a warm-up."""
     for _ in range(warmup):
         for fn in fns.values():
@@ -63,8 +65,9 @@ class ReferenceViT(nn.Module):
                 ref.self_attn.in_proj_bias.copy_(block.attn.qkv.bias)
                 ref.self_attn.out_proj.weight.copy_(block.attn.proj.weight)
                 ref.self_attn.out_proj.bias.copy_(block.attn.proj.bias)
-                for a, b in ((block.norm1, ref.norm1), (block.norm2, ref.norm2),
-                             (block.mlp.fc1, ref.linear1), (block.mlp.fc2, ref.linear2)):  # fmt: skip
+                pairs = [(block.norm1, ref.norm1), (block.norm2, ref.norm2)]
+                pairs += [(block.mlp.fc1, ref.linear1), (block.mlp.fc2, ref.linear2)]
+                for a, b in pairs:
                     b.weight.copy_(a.weight)
                     b.bias.copy_(a.bias)
             for a, b in ((ours.norm, self.norm), (ours.head, self.head)):
@@ -107,7 +110,9 @@ def bench_vit(repeats: int) -> list[tuple[str, float, float]]:
     rows.append(("ViT inference, batch 8 (vs Conv2d + TransformerEncoder)", t["ours"], t["ref"]))
     ours.train(), ref.train()
     t = interleaved({"ours": train_step(ours), "ref": train_step(ref)}, repeats)
-    rows.append(("ViT training step, batch 8 (vs Conv2d + TransformerEncoder)", t["ours"], t["ref"]))
+    rows.append(
+        ("ViT training step, batch 8 (vs Conv2d + TransformerEncoder)", t["ours"], t["ref"])
+    )
     return rows
 
 

@@ -28,8 +28,13 @@ def merge_streams(outputs: list) -> list:
     merged: list = []
     for out in outputs:
         last = merged[-1] if merged else None
-        if (out.get("output_type") == "stream" and last is not None
-                and last.get("output_type") == "stream" and last["name"] == out["name"]):  # fmt: skip
+        same_stream = (
+            out.get("output_type") == "stream"
+            and last is not None
+            and last.get("output_type") == "stream"
+            and last["name"] == out["name"]
+        )
+        if same_stream:
             last["text"] += out["text"]
         else:
             merged.append(out)

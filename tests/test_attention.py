@@ -21,14 +21,20 @@ def _attention_by_loops(q, k, v, scale):
 
 def test_attention_matches_loops_and_sdpa():
     f64 = torch.float64
-    q, k, v = torch.randn(5, 8, dtype=f64), torch.randn(7, 8, dtype=f64), torch.randn(7, 3, dtype=f64)
+    q, k, v = (
+        torch.randn(5, 8, dtype=f64),
+        torch.randn(7, 8, dtype=f64),
+        torch.randn(7, 3, dtype=f64),
+    )
     out, weights = attention(q, k, v)
     assert torch.allclose(out, _attention_by_loops(q, k, v, 8**-0.5))
     assert torch.allclose(weights.sum(-1), torch.ones(5, dtype=f64))
     qb, kb, vb = torch.randn(2, 4, 10, 16), torch.randn(2, 4, 10, 16), torch.randn(2, 4, 10, 16)
     for scale in (None, 0.3):
         out, _ = attention(qb, kb, vb, scale=scale)
-        assert torch.allclose(out, F.scaled_dot_product_attention(qb, kb, vb, scale=scale), atol=1e-6)
+        assert torch.allclose(
+            out, F.scaled_dot_product_attention(qb, kb, vb, scale=scale), atol=1e-6
+        )
 
 
 def test_attention_rejects_mismatched_shapes():

@@ -112,14 +112,19 @@ OFFICIAL_KEYS = {  # T2T_ViT(tokens_type='transformer', depth=1) of the official
 def test_t2t_vit_state_dict_has_the_official_names():
     model = T2TViT((400, 100), depth=1)
     assert {k: tuple(v.shape) for k, v in model.state_dict().items()} == OFFICIAL_KEYS
-    renamed = T2TViT((400, 100), depth=1)
+
+
+def test_t2t_vit_state_dict_loads_strictly_and_gives_the_same_outputs():
+    model = T2TViT((40, 30), embed_dim=32, depth=2, token_dim=8)  # small: the same structure
+    renamed = T2TViT((40, 30), embed_dim=32, depth=2, token_dim=8)
     renamed.load_state_dict(model.state_dict(), strict=True)
-    x = torch.randn(1, 1, 400, 100)
+    x = torch.randn(2, 1, 40, 30)
     with torch.inference_mode():
         logits, weights = model(x, return_attention=True)
         assert torch.equal(renamed(x, return_attention=True)[0], logits)
         assert torch.allclose(renamed(x), logits, atol=1e-5)
-    assert weights[0].shape == (1, 1, 176, 176)
+    n = model.num_tokens + 1  # the class token
+    assert len(weights) == 2 and weights[0].shape == (2, 1, n, n)
 
 
 def test_t2t_rejects_bad_input():

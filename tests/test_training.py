@@ -221,5 +221,6 @@ def test_bad_arguments_are_named():
         evaluate(model, x, y.float())
     with pytest.raises(ValueError, match=r"labels in \[0, 5\]"):
         evaluate(model, x, y * 5)
-    with pytest.raises(ValueError, match="block 12 does not exist: the model has 12 blocks"):
-        class_token_attention(ViT((20, 20), 10, embed_dim=8), torch.rand(1, 1, 20, 20), block=12)
+    with pytest.raises(ValueError, match="block 2 does not exist: the model has 2 blocks"):
+        vit = ViT((20, 20), 10, embed_dim=8, depth=2)
+        class_token_attention(vit, torch.rand(1, 1, 20, 20), block=2)

@@ -13,11 +13,14 @@ def _copy_into_encoder_layer(block: Block, dim: int, heads: int) -> nn.Transform
     with torch.no_grad():
         qkv_bias = block.attn.qkv.bias
         layer.self_attn.in_proj_weight.copy_(block.attn.qkv.weight)
-        layer.self_attn.in_proj_bias.copy_(qkv_bias if qkv_bias is not None else torch.zeros(3 * dim))
+        layer.self_attn.in_proj_bias.copy_(
+            qkv_bias if qkv_bias is not None else torch.zeros(3 * dim)
+        )
         layer.self_attn.out_proj.weight.copy_(block.attn.proj.weight)
         layer.self_attn.out_proj.bias.copy_(block.attn.proj.bias)
-        for ours, theirs in ((block.norm1, layer.norm1), (block.norm2, layer.norm2),
-                             (block.mlp.fc1, layer.linear1), (block.mlp.fc2, layer.linear2)):  # fmt: skip
+        pairs = [(block.norm1, layer.norm1), (block.norm2, layer.norm2)]
+        pairs += [(block.mlp.fc1, layer.linear1), (block.mlp.fc2, layer.linear2)]
+        for ours, theirs in pairs:
             theirs.weight.copy_(ours.weight)
             theirs.bias.copy_(ours.bias)
     return layer
@@ -42,7 +45,9 @@ def test_block_equals_transformer_encoder_layer(heads, bias):
 def test_mlp_is_fc_gelu_fc():
     mlp = Mlp(8, 32, 4)
     x = torch.randn(5, 8)
-    expected = nn.functional.gelu(x @ mlp.fc1.weight.T + mlp.fc1.bias) @ mlp.fc2.weight.T + mlp.fc2.bias
+    expected = (
+        nn.functional.gelu(x @ mlp.fc1.weight.T + mlp.fc1.bias) @ mlp.fc2.weight.T + mlp.fc2.bias
+    )
     assert torch.allclose(mlp(x), expected, atol=1e-6)
     assert Mlp(8).fc2.out_features == 8
 

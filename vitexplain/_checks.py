@@ -45,12 +45,17 @@ def check_size2(name: str, value: object, minimum: int = 1) -> tuple[int, int]:
     if isinstance(value, Sequence) and not isinstance(value, str):
         if len(value) != 2:
             raise ValueError(f"{name} must be an int or a (height, width) pair, got {value!r}")
-        return (check_int(f"{name}[0]", value[0], minimum), check_int(f"{name}[1]", value[1], minimum))
+        return (
+            check_int(f"{name}[0]", value[0], minimum),
+            check_int(f"{name}[1]", value[1], minimum),
+        )
     size = check_int(name, value, minimum)
     return size, size
 
 
-def check_tensor(name: str, value: object, ndim: int | None = None, min_ndim: int = 0) -> torch.Tensor:
+def check_tensor(
+    name: str, value: object, ndim: int | None = None, min_ndim: int = 0
+) -> torch.Tensor:
     """Return ``value`` if it is a tensor with ``ndim`` dimensions (or at least ``min_ndim``).
 
     Args:

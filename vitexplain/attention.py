@@ -34,9 +34,13 @@ def attention(
     for name, t in (("q", q), ("k", k), ("v", v)):
         check_tensor(name, t, min_ndim=2)
     if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k must have the same last dimension, got {q.shape[-1]} and {k.shape[-1]}")
+        raise ValueError(
+            f"q and k must have the same last dimension, got {q.shape[-1]} and {k.shape[-1]}"
+        )
     if k.shape[-2] != v.shape[-2]:
-        raise ValueError(f"k and v must hold the same number of tokens, got {k.shape[-2]} and {v.shape[-2]}")
+        raise ValueError(
+            f"k and v must hold the same number of tokens, got {k.shape[-2]} and {v.shape[-2]}"
+        )
     if scale is None:
         scale = q.shape[-1] ** -0.5
     logits = q @ k.transpose(-2, -1) * scale  # (..., N, M)
@@ -94,7 +98,9 @@ class Attention(nn.Module):
         """
         x = check_tensor("x", x, ndim=3)
         if x.shape[-1] != self.dim:
-            raise ValueError(f"x has token length {x.shape[-1]}, but the module was built for dim={self.dim}")
+            raise ValueError(
+                f"x has token length {x.shape[-1]}, but the module was built for dim={self.dim}"
+            )
         # (B, N, 3D) -> three tensors (B, h, N, d)
         q, k, v = rearrange(self.qkv(x), "b n (qkv h d) -> qkv b h n d", qkv=3, h=self.num_heads)
         if self.fused and not return_attention:

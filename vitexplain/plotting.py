@@ -1563,7 +1563,7 @@ def show_scramble_examples(
     patch_size: int = 20,
     ncols: int = 3,
     class_names: Sequence[str] = ("intact", "scrambled"),
-    figsize: tuple[float, float] = (7.5, 3.6),
+    figsize: tuple[float, float] = (6.6, 3.1),
 ) -> Figure:
     """Draw examples of a scramble data set, each patch labelled with its original 1-based number.
 

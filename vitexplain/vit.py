@@ -93,7 +93,7 @@ class Block(nn.Module):
 
 
 def init_weights(module: nn.Module) -> None:
-    """timm's initialisation: truncated normal (std 0.02) Linear weights, zero biases, LayerNorm 1/0."""
+    """timm's initialisation: Linear weights N(0, 0.02) truncated, zero biases, LayerNorm 1, 0."""
     if isinstance(module, nn.Linear):
         nn.init.trunc_normal_(module.weight, std=0.02)
         if module.bias is not None:
@@ -142,7 +142,9 @@ class TransformerBackbone(nn.Module):
         self.cls_token = nn.Parameter(torch.zeros(1, 1, embed_dim))  # (1, 1, D)
         # A fixed table, not trained: a buffer (still saved in the state_dict as 'pos_embed').
         pos_embed = sinusoid_encoding(num_tokens + 1, embed_dim)[None]  # (1, N+1, D)
-        self.register_buffer("pos_embed", pos_embed if use_pos_embed else torch.zeros_like(pos_embed))
+        self.register_buffer(
+            "pos_embed", pos_embed if use_pos_embed else torch.zeros_like(pos_embed)
+        )
         self.blocks = nn.ModuleList(
             Block(embed_dim, num_heads, mlp_ratio, qkv_bias, qk_scale) for _ in range(depth)
         )

@@ -1,0 +1,261 @@
+"""Fixtures of the browser test: a private JupyterLab on notebooks/, Debian's Chromium driven by
+Playwright, and a teardown that leaves no process behind.
+
+Run with `make e2e` (it installs Debian's `chromium` if /usr/bin/chromium is missing). Nothing is
+downloaded by Playwright: the browser is `executable_path=/usr/bin/chromium`.
+
+Everything this session starts carries one temporary directory in its command line (JupyterLab's
+settings dir, the kernels' connection files in its runtime dir, Chromium's user-data dir), so the
+last teardown can check with `pgrep -f <that dir>` that nothing survived.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+FIGURES = ROOT / "figures"
+CHROMIUM = Path(os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium"))
+# This machine's network is closed: without these, Chromium keeps trying to reach Google.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+VIEWPORT = {"width": 1280, "height": 800}
+LAB_START_TIMEOUT = 90  # seconds; JupyterLab takes ~5 s on an idle 2-core machine
+
+
+@dataclass
+class Lab:
+    """A running JupyterLab: where to reach it and what it was started with."""
+
+    base_url: str
+    token: str
+    process: subprocess.Popen
+    tmp: Path
+    log: Path
+
+    def url(self, path: str, *params: str) -> str:
+        query = "&".join([*params, f"token={self.token}"])
+        return f"{self.base_url}/{path.lstrip('/')}?{query}"
+
+    def api(self, path: str, method: str = "GET"):
+        request = urllib.request.Request(
+            f"{self.base_url}/api/{path.lstrip('/')}",
+            method=method,
+            headers={"Authorization": f"token {self.token}"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+    def log_tail(self, chars: int = 4000) -> str:
+        try:
+            return self.log.read_text(encoding="utf-8", errors="replace")[-chars:]
+        except OSError:
+            return "(no log)"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _leftovers(marker: Path) -> list[str]:
+    """Command lines of live processes that mention `marker` (pgrep -f)."""
+    result = subprocess.run(
+        ["pgrep", "-a", "-f", str(marker)], capture_output=True, text=True, check=False
+    )
+    return [line for line in result.stdout.splitlines() if line.strip()]
+
+
+def _lab_settings(tmp: Path) -> Path:
+    """JupyterLab settings for this test: the venv's own overrides (the ones `make lab` uses:
+    no news, no update check) plus two for the test only -- every cell attached to the DOM
+    (windowingMode "none": no virtualisation, so every stored figure is an <img> in the page
+    without scrolling) and no autosave (running notebook 03 must not write it back)."""
+    venv_settings = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings"
+    overrides_file = venv_settings / "overrides.json"
+    if not overrides_file.is_file():
+        pytest.fail(f"{overrides_file} is missing: run `make setup` (it writes the Lab overrides)")
+    settings = tmp / "lab-settings"
+    shutil.copytree(venv_settings, settings)
+    overrides = json.loads(overrides_file.read_text(encoding="utf-8"))
+    overrides.setdefault("@jupyterlab/notebook-extension:tracker", {})["windowingMode"] = "none"
+    overrides.setdefault("@jupyterlab/docmanager-extension:plugin", {})["autosave"] = False
+    (settings / "overrides.json").write_text(json.dumps(overrides, indent=2), encoding="utf-8")
+    return settings
+
+
+def _stop_process_tree(process: subprocess.Popen) -> None:
+    """SIGTERM JupyterLab's process group (the server then shuts its kernels down), SIGKILL
+    whatever is still there after a grace period. Kernels run in sessions of their own
+    (jupyter_client starts them with start_new_session), so they are collected as the
+    server's descendants first and their groups are killed explicitly if they survive."""
+    try:
+        descendants = psutil.Process(process.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        descendants = []
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait(timeout=10)
+    _, alive = psutil.wait_procs(descendants, timeout=10)
+    for proc in alive:
+        try:
+            os.killpg(os.getpgid(proc.pid), signal.SIGKILL)
+        except (ProcessLookupError, psutil.NoSuchProcess):
+            pass
+        except PermissionError:
+            proc.kill()
+    psutil.wait_procs(alive, timeout=5)
+
+
+@pytest.fixture(scope="session")
+def e2e_tmp(request):
+    """One private directory for everything this session starts; its teardown runs last and
+    asserts that no process started here is left."""
+    tmp = Path(tempfile.mkdtemp(prefix="vitexplain-e2e-"))
+    try:
+        yield tmp
+        left = _leftovers(tmp)
+        children = [" ".join(p.cmdline()) for p in psutil.Process().children(recursive=True)]
+        assert not left, "processes left behind by the browser test:\n" + "\n".join(left)
+        assert not children, "child processes of pytest left behind:\n" + "\n".join(children)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def lab(e2e_tmp: Path, request):
+    """JupyterLab on notebooks/ as `make lab` starts it (127.0.0.1, token auth, --no-browser,
+    --allow-root as root) but on a free port, with a random token, private settings, workspaces,
+    runtime and checkpoint dirs, in its own process group."""
+    if not NOTEBOOKS.is_dir():
+        pytest.fail(f"{NOTEBOOKS} does not exist")
+    token = secrets.token_hex(24)
+    port = _free_port()
+    settings = _lab_settings(e2e_tmp)
+    log = e2e_tmp / "jupyterlab.log"
+    env = dict(os.environ)
+    env.pop("MPLBACKEND", None)  # inline figures need ipykernel's own backend (DESIGN.md)
+    env["JUPYTER_PREFER_ENV_PATH"] = "1"  # the venv's python3 kernel, whatever ~/.local holds
+    env["JUPYTER_RUNTIME_DIR"] = str(e2e_tmp / "runtime")  # kernel-*.json: marks the kernels
+    command = [
+        sys.executable, "-m", "jupyterlab",
+        "--no-browser",
+        *(["--allow-root"] if os.geteuid() == 0 else []),
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={NOTEBOOKS}",
+        f"--LabApp.app_settings_dir={settings}",
+        f"--LabApp.user_settings_dir={e2e_tmp / 'user-settings'}",
+        f"--LabApp.workspaces_dir={e2e_tmp / 'workspaces'}",
+        # Checkpoints (.ipynb_checkpoints/) outside the repository.
+        f"--FileCheckpoints.root_dir={e2e_tmp / 'checkpoints'}",
+    ]  # fmt: skip
+    with log.open("wb") as log_file:
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # own session and process group: killpg stops it all
+        )
+    running = Lab(f"http://127.0.0.1:{port}", token, process, e2e_tmp, log)
+    try:
+        deadline = time.monotonic() + LAB_START_TIMEOUT
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"JupyterLab exited with {process.returncode}:\n{running.log_tail()}")
+            try:
+                running.api("status")
+                break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                if time.monotonic() > deadline:
+                    pytest.fail(f"JupyterLab did not answer /api/status:\n{running.log_tail()}")
+                time.sleep(0.25)  # polling a port that is not open yet: nothing to wait on
+        yield running
+    finally:
+        _stop_process_tree(process)
+        if request.session.testsfailed:
+            print(f"\n--- JupyterLab log (tail) ---\n{running.log_tail()}")
+
+
+@pytest.fixture(scope="session")
+def browser_context(e2e_tmp: Path):
+    """Debian's Chromium through Playwright, headless, with a fresh, empty user-data dir."""
+    if not CHROMIUM.is_file():
+        pytest.fail(f"{CHROMIUM} is missing: `make e2e` installs it (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(e2e_tmp / "chromium-profile"),
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport=VIEWPORT,
+            device_scale_factor=1,
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@pytest.fixture
+def page(browser_context, lab: Lab):
+    """A fresh tab; records every request that would write a notebook back (a save) and, on
+    teardown, shuts down the kernels the tab started (one kernel alive at a time)."""
+    page = browser_context.new_page()
+    page.set_default_timeout(30_000)
+    page.writes = []
+
+    def record(request):
+        if "/api/contents/" in request.url and request.method in ("PUT", "PATCH", "DELETE"):
+            page.writes.append(f"{request.method} {request.url.split('?')[0]}")
+
+    page.on("request", record)
+    try:
+        yield page
+    finally:
+        page.close()
+        for session in lab.api("sessions"):
+            lab.api(f"sessions/{session['id']}", method="DELETE")
