@@ -172,6 +172,12 @@ def test_notebook_01_opens_without_popups(page: Page, lab):
     rendered = open_notebook(page, lab, path, nb)
     wait_for_kernel_idle(page, RENDER_TIMEOUT)
 
+    # Collapse the file browser: its "Modified: 3m ago" column would change the screenshot's
+    # bytes on every run (and dirty the committed figures/lab_01.png).
+    open_tab = page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current")
+    if open_tab.count():
+        open_tab.click()
+        expect(open_tab).to_have_count(0)
     first_figure = page.locator(f".jp-NotebookPanel {OUTPUT_IMG}").first
     first_figure.evaluate("(img) => img.scrollIntoView({block: 'center'})")
     FIGURES.mkdir(exist_ok=True)
