@@ -12,6 +12,9 @@ SHELL := /bin/bash
 
 PYTHON ?= python3
 PORT ?= 8888
+# Notebooks run two at a time (one kernel each, cells in order): most of a notebook's time is
+# kernel start and imports, which use one core.
+NB_WORKERS ?= 2
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -63,7 +66,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -p no:cacheprovider
 ifneq ($(NOTEBOOKS),)
 	$(BIN)/python -m pytest -p no:cacheprovider --nbval --nbval-current-env \
-	    --nbval-sanitize-with tests/nbval_sanitize.cfg notebooks/
+	    --nbval-sanitize-with tests/nbval_sanitize.cfg -n $(NB_WORKERS) --dist loadfile notebooks/
 else
 	@echo "no notebooks/*.ipynb yet: notebook run skipped"
 endif
