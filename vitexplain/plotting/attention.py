@@ -1,0 +1,191 @@
+"""Figures of notebook 02: attention."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from .._checks import check_int
+from ..patches import scramble_patches
+from .core import PICTURE_CMAP, _as_array, show_matrix, show_patch_grid
+
+
+def _per_matrix(name: str, value, count: int) -> list:
+    """One entry per panel: ``value`` repeated if None or a string, else checked for length."""
+    if value is None or isinstance(value, str):
+        return [value] * count
+    value = list(value)
+    if len(value) != count:
+        raise ValueError(f"{name} has {len(value)} entries for {count} matrices")
+    return value
+
+
+def _outline_cells(ax: Axes, x: float, y: float, width: float, height: float) -> None:
+    """Outline in orange the block of cells whose top-left cell is (row y, column x)."""
+    from matplotlib.patches import Rectangle
+
+    outline = Rectangle((x - 0.5, y - 0.5), width, height, fill=False, edgecolor="orange", lw=2.5)
+    ax.add_patch(outline)
+
+
+def show_matrices(
+    matrices: Sequence,
+    titles: Sequence[str | None] | None = None,
+    ncols: int | None = None,
+    fmt: str = "{:.0f}",
+    cmap: str = PICTURE_CMAP,
+    highlight_rows: Sequence[Sequence[int] | None] | None = None,
+    highlight_cols: Sequence[Sequence[int] | None] | None = None,
+    xlabel: str | Sequence[str | None] | None = "channel",
+    ylabel: str | Sequence[str | None] | None = "token",
+    fontsize: float = 8,
+    aspect: str | float = "equal",
+    figsize: tuple[float, float] = (6, 4),
+) -> Figure:
+    """Draw several small matrices side by side, each with its values written in its cells.
+
+    Every panel has its own colour limits (its data's range), 0-based row and column indices on
+    the axes, and optionally some rows and columns outlined in orange (e.g. two swapped tokens).
+
+    Args:
+        matrices: a sequence of M arrays, each of shape (R_m, C_m).
+        titles: one title per matrix.
+        ncols: panels per row; all M in one row when None.
+        fmt: format of the written values.
+        cmap: colour map.
+        highlight_rows: per matrix, the 0-based rows to outline (or None).
+        highlight_cols: per matrix, the 0-based columns to outline (or None).
+        xlabel, ylabel: one label for every panel, or one per panel.
+        fontsize: size of the written values.
+        aspect: ``imshow`` aspect: "equal" for square cells, "auto" to fill the panel.
+        figsize: size of the figure.
+
+    Returns:
+        The figure, with M axes in a grid of ceil(M / ncols) rows.
+    """
+
+    arrays = [_as_array(m) for m in matrices]
+    if not arrays:
+        raise ValueError("matrices is empty: nothing to draw")
+    for n, array in enumerate(arrays):
+        if array.ndim != 2:
+            raise ValueError(f"matrices[{n}] must have 2 dimensions, got shape {array.shape}")
+    count = len(arrays)
+    ncols = count if ncols is None else check_int("ncols", ncols)
+    titles = _per_matrix("titles", titles, count)
+    rows_hl = _per_matrix("highlight_rows", highlight_rows, count)
+    cols_hl = _per_matrix("highlight_cols", highlight_cols, count)
+    xlabels = _per_matrix("xlabel", xlabel, count)
+    ylabels = _per_matrix("ylabel", ylabel, count)
+    for name, chosen, axis in (("highlight_rows", rows_hl, 0), ("highlight_cols", cols_hl, 1)):
+        for n, indices in enumerate(chosen):
+            size = arrays[n].shape[axis]
+            if any(not 0 <= int(i) < size for i in indices or ()):
+                raise ValueError(f"{name}[{n}] = {list(indices)} is out of range for {size} items")
+    nrows = -(-count // ncols)
+    fig = Figure(figsize=figsize, layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    for n, (ax, array) in enumerate(zip(axes[:count], arrays, strict=True)):
+        height, width = array.shape  # (R, C)
+        show_matrix(array, ax=ax, title=titles[n], xlabel=xlabels[n], ylabel=ylabels[n], cmap=cmap,
+                    annotate=True, fmt=fmt, aspect=aspect, xticklabels=range(width),
+                    yticklabels=range(height))  # fmt: skip
+        for text in ax.texts:  # the values sit inside the axes: leave them out of layout passes
+            text.set_fontsize(fontsize)
+            text.set_in_layout(False)
+        for r in rows_hl[n] or ():
+            _outline_cells(ax, 0, int(r), width, 1)  # the whole row r
+        for c in cols_hl[n] or ():
+            _outline_cells(ax, int(c), 0, 1, height)  # the whole column c
+    for ax in axes[count:]:
+        fig.delaxes(ax)
+    return fig
+
+
+def show_scrambled_patches(
+    image,
+    patch_size: int,
+    order: Sequence[int],
+    titles: tuple[str, str] = ("original", "scrambled"),
+    figsize: tuple[float, float] = (8, 2.8),
+) -> Figure:
+    """Draw an image next to a copy whose patches are rearranged, each patch labelled by origin.
+
+    Left: the image with its patches numbered 1 ... N (row-major). Right: the result of
+    :func:`~vitexplain.scramble_patches`, where every patch keeps the 1-based number it had in the
+    original, so the label at position i is ``order[i] + 1``.
+
+    Args:
+        image: array of shape (H, W), values in [0, 1].
+        patch_size: side P of the patches; must divide H and W.
+        order: a permutation of range(N), 0-based: position i shows the original patch order[i].
+        titles: titles of the two panels.
+        figsize: size of the figure.
+
+    Returns:
+        The figure, with two axes.
+    """
+
+    image = _as_array(image)
+    scrambled = scramble_patches(image, patch_size, order)  # (H, W); validates order
+    fig = Figure(figsize=figsize, layout="constrained")
+    left, right = fig.subplots(1, 2)
+    show_patch_grid(image, patch_size, ax=left, title=titles[0])
+    show_patch_grid(scrambled, patch_size, ax=right, labels=[int(o) + 1 for o in order],
+                    title=titles[1])  # fmt: skip
+    for text in (*left.texts, *right.texts):  # patch numbers sit inside the axes
+        text.set_in_layout(False)
+    return fig
+
+
+def show_attention_heads(
+    weights,
+    ncols: int = 2,
+    labels: Sequence[int | str] | None = None,
+    cmap: str = "Purples",
+    title: str | None = None,
+    figsize: tuple[float, float] = (6, 5),
+) -> Figure:
+    """Draw the attention map of every head in a grid, with one colour bar shared by all.
+
+    Row i of a map is query token i, column j is key token j; each row sums to 1. All maps use
+    the colour limits 0 .. (largest weight of any head), so the heads can be compared.
+
+    Args:
+        weights: attention weights of shape (h, N, N).
+        ncols: maps per row of the grid.
+        labels: tick label of each of the N tokens; 1, 2, ..., N when None.
+        cmap: colour map.
+        title: title of the whole figure.
+        figsize: size of the figure.
+
+    Returns:
+        The figure: h heat-map axes, then the colour bar's axes.
+    """
+
+    weights = _as_array(weights)
+    if weights.ndim != 3 or weights.shape[1] != weights.shape[2]:
+        raise ValueError(f"weights must have shape (h, N, N), got shape {weights.shape}")
+    heads, n, _ = weights.shape
+    ncols = check_int("ncols", ncols)
+    labels = list(range(1, n + 1)) if labels is None else list(labels)
+    if len(labels) != n:
+        raise ValueError(f"labels has {len(labels)} entries for {n} tokens")
+    vmax = float(weights.max())
+    nrows = -(-heads // ncols)
+    fig = Figure(figsize=figsize, layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    for head, ax in enumerate(axes[:heads]):
+        show_matrix(weights[head], ax=ax, title=f"head {head + 1}", xlabel="key (patch)",
+                    ylabel="query (patch)", cmap=cmap, vmin=0.0, vmax=vmax, aspect="equal",
+                    xticklabels=labels, yticklabels=labels)  # fmt: skip
+        ax.tick_params(labelsize=6)
+        ax.label_outer()  # token numbers and axis names on the outer panels only
+    for ax in axes[heads:]:
+        fig.delaxes(ax)
+    fig.colorbar(axes[0].images[0], ax=list(axes[:heads]), shrink=0.8, label="attention weight")
+    if title:
+        fig.suptitle(title)
+    return fig

@@ -1,0 +1,297 @@
+"""The common ground of the figures: axes, colours, images, matrices, saving PNG and GIF."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+PICTURE_CMAP = "Purples_r"
+EMBEDDING_CMAP = "RdBu_r"
+
+
+def _as_array(data) -> np.ndarray:
+    if isinstance(data, torch.Tensor):
+        return data.detach().cpu().numpy()
+    return np.asarray(data)
+
+
+def new_axes(ax: Axes | None = None, figsize: tuple[float, float] = (6, 4)) -> tuple[Figure, Axes]:
+    """Return ``(figure, axes)``: the given axes and their figure, or a new single-axes figure."""
+    if ax is not None:
+        return ax.figure, ax
+    fig = Figure(figsize=figsize, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def text_colour(value: float, vmin: float, vmax: float, cmap: str = PICTURE_CMAP) -> str:
+    """Black or white, whichever reads better on the colour ``cmap`` gives ``value``."""
+    from matplotlib import colormaps
+
+    t = 0.5 if vmax == vmin else (value - vmin) / (vmax - vmin)
+    r, g, b, _ = colormaps[cmap](float(np.clip(t, 0, 1)))
+    return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
+
+
+def show_image(
+    image,
+    ax: Axes | None = None,
+    title: str | None = None,
+    cmap: str = PICTURE_CMAP,
+    vmin: float = 0.0,
+    vmax: float = 1.0,
+    colorbar: bool = False,
+    figsize: tuple[float, float] = (6, 3.8),
+) -> Figure:
+    """Draw a single-channel image with pixel coordinates on the axes.
+
+    Args:
+        image: array of shape (H, W).
+        ax: axes to draw on; a new figure when None.
+        title: axes title.
+        cmap: colour map.
+        vmin, vmax: colour limits.
+        colorbar: add a colour bar.
+        figsize: size of a new figure.
+
+    Returns:
+        The figure.
+    """
+    image = _as_array(image)
+    if image.ndim != 2:
+        raise ValueError(f"image must have shape (H, W), got shape {image.shape}")
+    fig, ax = new_axes(ax, figsize)
+    im = ax.imshow(image, cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest")
+    ax.set_xlabel("column (pixels)")
+    ax.set_ylabel("row (pixels)")
+    if title:
+        ax.set_title(title)
+    if colorbar:
+        fig.colorbar(im, ax=ax, shrink=0.8)
+    return fig
+
+
+def show_patch_grid(
+    image,
+    patch_size: int,
+    ax: Axes | None = None,
+    labels: Sequence[int | str] | None = None,
+    highlight: int | None = None,
+    title: str | None = None,
+    figsize: tuple[float, float] = (6, 3.8),
+) -> Figure:
+    """Draw an image cut into P x P patches, each labelled at its centre.
+
+    A label is dark on a bright patch and light on a dark one (chosen from the patch's mean).
+
+    Args:
+        image: array of shape (H, W), values in [0, 1].
+        patch_size: side P of the patches.
+        ax: axes to draw on; a new figure when None.
+        labels: one label per patch in row-major order; 1, 2, ..., N when None.
+        highlight: 0-based index of a patch to outline in orange.
+        title: axes title.
+        figsize: size of a new figure.
+
+    Returns:
+        The figure.
+    """
+    image = _as_array(image)
+    fig = show_image(image, ax=ax, title=title, figsize=figsize)
+    ax = ax or fig.axes[0]
+    height, width = image.shape
+    rows, cols = height // patch_size, width // patch_size
+    if labels is None:
+        labels = range(1, rows * cols + 1)
+    if len(labels) != rows * cols:
+        raise ValueError(f"labels has {len(labels)} entries for {rows * cols} patches")
+    for edge in range(0, height + 1, patch_size):
+        ax.axhline(edge - 0.5, color="white", lw=1)
+    for edge in range(0, width + 1, patch_size):
+        ax.axvline(edge - 0.5, color="white", lw=1)
+    for n, label in enumerate(labels):
+        r, c = divmod(n, cols)
+        patch = image[r * patch_size : (r + 1) * patch_size, c * patch_size : (c + 1) * patch_size]
+        y, x = (r + 0.5) * patch_size - 0.5, (c + 0.5) * patch_size - 0.5
+        ax.text(x, y, str(label), ha="center", va="center", fontsize=12, fontweight="bold",
+                color=text_colour(patch.mean(), 0, 1))  # fmt: skip
+    if highlight is not None:
+        from matplotlib.patches import Rectangle
+
+        r, c = divmod(highlight, cols)
+        ax.add_patch(Rectangle((c * patch_size - 0.5, r * patch_size - 0.5), patch_size, patch_size,
+                               fill=False, edgecolor="orange", lw=3))  # fmt: skip
+    ax.set_xticks(np.arange(0, width + 1, patch_size) - 0.5, np.arange(0, width + 1, patch_size))
+    ax.set_yticks(np.arange(0, height + 1, patch_size) - 0.5, np.arange(0, height + 1, patch_size))
+    return fig
+
+
+def show_matrix(
+    matrix,
+    ax: Axes | None = None,
+    title: str | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    cmap: str = PICTURE_CMAP,
+    vmin: float | None = None,
+    vmax: float | None = None,
+    annotate: bool = False,
+    fmt: str = "{:.0f}",
+    colorbar: bool = False,
+    aspect: str | float = "auto",
+    xticklabels: Sequence | None = None,
+    yticklabels: Sequence | None = None,
+    figsize: tuple[float, float] = (6, 4),
+) -> Figure:
+    """Draw a matrix as a heat map, optionally with its values written in the cells.
+
+    Args:
+        matrix: array of shape (R, C).
+        ax: axes to draw on; a new figure when None.
+        title, xlabel, ylabel: axes texts.
+        cmap: colour map.
+        vmin, vmax: colour limits; the data's range when None.
+        annotate: write each value in its cell (text colour chosen by brightness).
+        fmt: format of the written values.
+        colorbar: add a colour bar.
+        aspect: ``imshow`` aspect.
+        xticklabels, yticklabels: a label for every column / row (ticks on every cell).
+        figsize: size of a new figure.
+
+    Returns:
+        The figure.
+    """
+    matrix = _as_array(matrix)
+    if matrix.ndim != 2:
+        raise ValueError(f"matrix must have 2 dimensions, got shape {matrix.shape}")
+    fig, ax = new_axes(ax, figsize)
+    vmin = float(matrix.min()) if vmin is None else vmin
+    vmax = float(matrix.max()) if vmax is None else vmax
+    im = ax.imshow(matrix, cmap=cmap, vmin=vmin, vmax=vmax, aspect=aspect, interpolation="nearest")
+    if annotate:
+        for (r, c), value in np.ndenumerate(matrix):
+            ax.text(c, r, fmt.format(value), ha="center", va="center", fontsize=9,
+                    color=text_colour(value, vmin, vmax, cmap))  # fmt: skip
+    if xticklabels is not None:
+        ax.set_xticks(range(matrix.shape[1]), xticklabels)
+    if yticklabels is not None:
+        ax.set_yticks(range(matrix.shape[0]), yticklabels)
+    for setter, text in ((ax.set_title, title), (ax.set_xlabel, xlabel), (ax.set_ylabel, ylabel)):
+        if text:
+            setter(text)
+    if colorbar:
+        fig.colorbar(im, ax=ax, shrink=0.8)
+    return fig
+
+
+def show_embedding(table, ax: Axes | None = None, title: str | None = None, **kwargs) -> Figure:
+    """Draw a position-embedding table (tokens x dimensions) with a diverging map, limits -1..1.
+
+    Args:
+        table: array of shape (N, D).
+        ax: axes to draw on; a new figure when None.
+        title: axes title.
+        **kwargs: passed on to :func:`show_matrix`.
+
+    Returns:
+        The figure.
+    """
+    options = {"cmap": EMBEDDING_CMAP, "vmin": -1.0, "vmax": 1.0, "colorbar": True,
+               "xlabel": "dimension", "ylabel": "position (token)", **kwargs}  # fmt: skip
+    return show_matrix(table, ax=ax, title=title, **options)
+
+
+def figure_to_array(fig: Figure) -> np.ndarray:
+    """Render a figure in memory and return its pixels.
+
+    Args:
+        fig: the figure.
+
+    Returns:
+        uint8 array of shape (height, width, 3), RGB.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[..., :3].copy()
+
+
+def save_figure(fig: Figure, path: str | Path, dpi: int = 100) -> Path:
+    """Write a figure as a PNG whose bytes depend only on the figure (no software/date stamps).
+
+    Args:
+        fig: the figure.
+        path: file to write; parent folders are created.
+        dpi: resolution.
+
+    Returns:
+        The path written.
+    """
+    path = Path(path)
+    if path.suffix != ".png":
+        raise ValueError(f"save_figure writes PNG files, got path {str(path)!r}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi, metadata={"Software": None})
+    return path
+
+
+def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 10.0) -> Path:
+    """Write frames as a looping GIF with one shared palette.
+
+    The palette is taken from the first frame (at most 256 colours, no dithering) and every frame is
+    mapped onto it, so flat figure colours stay flat and the file stays small.
+
+    Args:
+        frames: uint8 arrays of shape (H, W, 3), all the same shape (e.g. from
+            :func:`figure_to_array`).
+        path: file to write; parent folders are created.
+        fps: frames per second.
+
+    Returns:
+        The path written.
+    """
+    import imageio.v3 as iio
+    from PIL import Image
+
+    if len(frames) == 0:
+        raise ValueError("frames is empty: a GIF needs at least one frame")
+    shapes = {np.shape(f) for f in frames}
+    if len(shapes) != 1 or len(next(iter(shapes))) != 3 or next(iter(shapes))[2] != 3:
+        raise ValueError(f"frames must all have one shape (H, W, 3), got shapes {sorted(shapes)}")
+    if fps <= 0:
+        raise ValueError(f"fps must be positive, got {fps}")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    first = Image.fromarray(np.asarray(frames[0], dtype=np.uint8))
+    palette = first.quantize(colors=256, dither=Image.Dither.NONE)
+    indexed = [
+        np.asarray(Image.fromarray(np.asarray(f, dtype=np.uint8)).quantize(
+            palette=palette, dither=Image.Dither.NONE).convert("RGB"))
+        for f in frames
+    ]  # fmt: skip
+    iio.imwrite(path, np.stack(indexed), extension=".gif", duration=1000 / fps, loop=0)
+    return path
+
+
+def figure_to_png(fig: Figure, dpi: int = 100) -> bytes:
+    """Render a figure to PNG bytes in memory, the same bytes :func:`save_figure` writes.
+
+    Args:
+        fig: the figure.
+        dpi: resolution.
+
+    Returns:
+        The PNG file's bytes (no software/date stamps, so equal figures give equal bytes).
+    """
+    from io import BytesIO
+
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    buffer = BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
+    return buffer.getvalue()

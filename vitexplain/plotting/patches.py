@@ -1,0 +1,165 @@
+"""Figures of notebook 01: patch tokenization."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from .._checks import check_int
+from ..patches import patchify
+from .core import PICTURE_CMAP, _as_array, show_image, show_matrix, show_patch_grid
+
+
+def _one_based_ticks(count: int, max_ticks: int = 16) -> list[int]:
+    """1-based labels for ``count`` items: all of them when few, else 1 and round multiples."""
+    if count <= max_ticks:
+        return list(range(1, count + 1))
+    steps = (m * f for m in (1, 10, 100, 1000, 10_000, 100_000) for f in (1, 2, 5))
+    step = next(s for s in steps if count // s < max_ticks)
+    return [1, *range(step, count + 1, step)]
+
+
+def show_patch_and_token(
+    patch,
+    number: int | None = None,
+    highlight_row: int | None = None,
+    axes: Sequence[Axes] | None = None,
+    figsize: tuple[float, float] = (7, 2.2),
+) -> Figure:
+    """Draw a P x P patch next to the token it flattens into: a 1 x P² strip of P row segments.
+
+    White lines in the strip separate the patch rows; the axis on top of the strip numbers them.
+
+    Args:
+        patch: array of shape (P, P), values in [0, 1].
+        number: the patch's 1-based number, used in the titles.
+        highlight_row: 0-based row of the patch to outline in orange, in the patch and in the strip.
+        axes: two axes (patch, strip) to draw on; a new figure when None.
+        figsize: size of a new figure.
+
+    Returns:
+        The figure.
+    """
+    patch = _as_array(patch)
+    if patch.ndim != 2 or patch.shape[0] != patch.shape[1]:
+        raise ValueError(f"patch must be a square array of shape (P, P), got shape {patch.shape}")
+    size = patch.shape[0]
+    if highlight_row is not None and not 0 <= highlight_row < size:
+        raise ValueError(f"highlight_row must be in 0..{size - 1}, got {highlight_row}")
+    if axes is None:
+        fig = Figure(figsize=figsize, layout="constrained")
+        ax_patch, ax_strip = fig.subplots(1, 2, width_ratios=[1, 4])
+    else:
+        ax_patch, ax_strip = axes
+        fig = ax_patch.figure
+    name = "" if number is None else f" {number}"
+    strip = patch.reshape(1, size * size)  # (1, P*P): row 0, then row 1, ...
+    show_image(patch, ax=ax_patch, title=f"patch{name} ({size} x {size})")
+    ax_patch.set_xlabel("column in patch")
+    ax_patch.set_ylabel("row in patch")
+    ax_strip.imshow(strip, cmap=PICTURE_CMAP, vmin=0, vmax=1, interpolation="nearest",
+                    aspect=size * size / 12)  # fmt: skip
+    for edge in range(size, size * size, size):
+        ax_strip.axvline(edge - 0.5, color="white", lw=0.8)
+    ax_strip.set_yticks([])
+    ax_strip.set_xlabel(f"position in token{name} (0 ... {size * size - 1})")
+    ax_strip.set_title(f"token{name}: 1 x {size * size}, the patch rows one after another")
+    every = 1 if size <= 20 else 2
+    top = ax_strip.secondary_xaxis("top")
+    rows = range(0, size, every)
+    top.set_ticks([r * size + size / 2 - 0.5 for r in rows], [str(r) for r in rows], fontsize=7)
+    top.tick_params(length=0)
+    if highlight_row is not None:
+        from matplotlib.patches import Rectangle
+
+        r, box = highlight_row, {"fill": False, "edgecolor": "orange", "lw": 2}
+        ax_patch.add_patch(Rectangle((-0.5, r - 0.5), size, 1, **box))
+        ax_strip.add_patch(Rectangle((r * size - 0.5, -0.5), size, 1, **box))
+    return fig
+
+
+def show_token_matrix(
+    tokens,
+    ax: Axes | None = None,
+    title: str | None = None,
+    colorbar: bool = True,
+    figsize: tuple[float, float] = (6, 3.2),
+) -> Figure:
+    """Draw tokens as the rows of a matrix: token n (1-based) is row n, its values left to right.
+
+    Args:
+        tokens: array of shape (N, L), values in [0, 1] (colour limits 0..1).
+        ax: axes to draw on; a new figure when None.
+        title: axes title.
+        colorbar: add a colour bar.
+        figsize: size of a new figure.
+
+    Returns:
+        The figure.
+    """
+    from matplotlib.ticker import MaxNLocator
+
+    tokens = _as_array(tokens)
+    if tokens.ndim != 2:
+        raise ValueError(f"tokens must have shape (N, L), got shape {tokens.shape}")
+    count, length = tokens.shape
+    fig = show_matrix(tokens, ax=ax, title=title, vmin=0.0, vmax=1.0, colorbar=colorbar,
+                      xlabel=f"position in the token (0 ... {length - 1})",
+                      ylabel="token (patch number)", figsize=figsize)  # fmt: skip
+    ax = ax or fig.axes[0]
+    labels = _one_based_ticks(count)
+    ax.set_yticks([n - 1 for n in labels], [str(n) for n in labels])
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=8, integer=True, min_n_ticks=1))
+    return fig
+
+
+def show_tokenization(
+    image,
+    patch_size: int,
+    max_labels: int = 60,
+    figsize: tuple[float, float] = (8, 3),
+) -> Figure:
+    """Draw an image cut into P x P patches next to the token matrix those patches make.
+
+    Patches are numbered (1-based) only when there are at most ``max_labels`` of them, and grid
+    lines are drawn only for patches of 4 pixels or more, so that P = 1 (one token per pixel)
+    stays readable and quick to draw.
+
+    Args:
+        image: array of shape (H, W), values in [0, 1]; ``patch_size`` must divide H and W.
+        patch_size: side P of the patches.
+        max_labels: largest number of patches that get a number.
+        figsize: size of the figure.
+
+    Returns:
+        The figure: the patch grid on the left, the (N, P*P) token matrix on the right.
+    """
+
+    image = _as_array(image)
+    if image.ndim != 2:
+        raise ValueError(f"image must have shape (H, W), got shape {image.shape}")
+    patch_size = check_int("patch_size", patch_size)
+    max_labels = check_int("max_labels", max_labels, minimum=0)
+    tokens = patchify(torch.as_tensor(image)[None, None], patch_size)[0]  # (N, P*P)
+    count, length = tokens.shape
+    rows, cols = image.shape[0] // patch_size, image.shape[1] // patch_size
+    # fixed margins, no layout engine: this figure is redrawn at every move of a slider, and
+    # constrained layout more than doubles the time of a redraw
+    fig = Figure(figsize=figsize)
+    margins = {"left": 0.07, "right": 0.97, "bottom": 0.15, "top": 0.9, "wspace": 0.3}
+    ax_grid, ax_tokens = fig.subplots(1, 2, width_ratios=[5, 3], gridspec_kw=margins)
+    grid_title = f"P = {patch_size}: {rows} x {cols} = {count} patches"
+    if count <= max_labels:
+        show_patch_grid(image, patch_size, ax=ax_grid, title=grid_title)
+    else:
+        show_image(image, ax=ax_grid, title=grid_title)
+        if patch_size >= 4:
+            for edge in range(patch_size, image.shape[0], patch_size):
+                ax_grid.axhline(edge - 0.5, color="white", lw=0.5)
+            for edge in range(patch_size, image.shape[1], patch_size):
+                ax_grid.axvline(edge - 0.5, color="white", lw=0.5)
+    show_token_matrix(tokens, ax=ax_tokens, title=f"{count} tokens of length {length}")
+    return fig

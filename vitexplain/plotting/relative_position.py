@@ -1,0 +1,264 @@
+"""Figures of notebook 04: relative position embeddings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from .core import EMBEDDING_CMAP, _as_array, show_matrix, show_patch_grid, text_colour
+
+
+def _rel_cell_grid(ax: Axes, shape: tuple[int, int]) -> None:
+    """Thin white lines between the cells of an imshow'ed (R, C) array (two line collections,
+    much cheaper to draw than a minor-tick grid)."""
+    rows, cols = shape
+    ax.vlines(np.arange(1, cols) - 0.5, -0.5, rows - 0.5, color="white", lw=1.5)
+    ax.hlines(np.arange(1, rows) - 0.5, -0.5, cols - 0.5, color="white", lw=1.5)
+
+
+def _rel_outline_cell(ax: Axes, row: int, col: int, colour: str = "orange") -> None:
+    from matplotlib.patches import Rectangle
+
+    ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, edgecolor=colour, lw=3))
+
+
+def show_relative_distances(index, figsize: tuple[float, float] = (7, 3.4)) -> Figure:
+    """The 2L - 1 offsets of a sequence of L tokens, and the (L, L) index into their table.
+
+    Left: a table with one row per entry of the relative table -- index m, offset
+    j - i = m - (L - 1) and the key it points to from query i. Right: ``relative_index(L)``, each
+    cell (i, j) showing the index and the offset it stands for. Both coloured by offset (diverging
+    map, limits +-(L - 1)).
+
+    Args:
+        index: LongTensor or int array of shape (L, L), ``[i, j] = j - i + L - 1``.
+        figsize: figure size.
+
+    Returns:
+        The figure (two axes).
+    """
+    index = _as_array(index)
+    if index.ndim != 2 or index.shape[0] != index.shape[1]:
+        raise ValueError(f"index must have shape (L, L), got shape {index.shape}")
+    length = index.shape[0]
+    span = max(length - 1, 1)
+    fig = Figure(figsize=figsize)  # fixed margins: a layout engine doubles the drawing time
+    ax_table, ax_index = fig.subplots(1, 2, width_ratios=[1.0, 1.3], gridspec_kw=dict(
+        left=0.02, right=0.97, top=0.86, bottom=0.13, wspace=0.25))  # fmt: skip
+    offsets = np.arange(2 * length - 1) - (length - 1)  # (2L-1,)
+    table = np.repeat(offsets[:, None], 3, axis=1)  # (2L-1, 3) coloured by offset
+    ax_table.imshow(table, cmap=EMBEDDING_CMAP, vmin=-span, vmax=span, aspect="auto")
+    for m, offset in enumerate(offsets):
+        colour = text_colour(offset, -span, span, EMBEDDING_CMAP)
+        key = "i" if offset == 0 else f"i{offset:+d}"
+        for col, text in enumerate((str(m), f"{offset:+d}", key)):
+            ax_table.text(col, m, text, ha="center", va="center", fontsize=10, color=colour)
+    ax_table.set_xticks(range(3), ["index m", "offset j-i", "key j"])
+    ax_table.xaxis.tick_top()
+    ax_table.set_yticks([])
+    ax_table.set_title(f"table of the {2 * length - 1} offsets (L = {length})")
+    _rel_cell_grid(ax_table, table.shape)
+
+    distance = index - (length - 1)  # (L, L)
+    ax_index.imshow(distance, cmap=EMBEDDING_CMAP, vmin=-span, vmax=span)
+    for (i, j), value in np.ndenumerate(index):
+        colour = text_colour(distance[i, j], -span, span, EMBEDDING_CMAP)
+        ax_index.text(j, i, f"{value}\n({distance[i, j]:+d})", ha="center", va="center",
+                      fontsize=9, color=colour)  # fmt: skip
+    ax_index.set_xticks(range(length))
+    ax_index.set_yticks(range(length))
+    ax_index.set_xlabel("key j")
+    ax_index.set_ylabel("query i")
+    ax_index.set_title(f"relative_index({length}): index (offset)")
+    _rel_cell_grid(ax_index, index.shape)
+    return fig
+
+
+def _rel_draw_codes(ax: Axes, codes: np.ndarray, labels: Sequence[str], row_length: int) -> None:
+    """Draw integer codes as cells: 0 is padding (grey), v > 0 shows ``labels[v - 1]`` on the
+    colour of its source row ``(v - 1) // row_length``."""
+    from matplotlib import colormaps
+
+    palette = colormaps["Pastel1"]
+    grid = np.atleast_2d(codes)
+    rgb = np.empty((*grid.shape, 3))
+    for (r, c), value in np.ndenumerate(grid):
+        value = int(value)
+        source_row = (value - 1) // row_length
+        rgb[r, c] = (0.88, 0.88, 0.88) if value == 0 else palette(source_row % 9)[:3]
+        text = "0" if value == 0 else labels[value - 1]
+        ax.text(c, r, text, ha="center", va="center", fontsize=8,
+                color="0.45" if value == 0 else "black")  # fmt: skip
+    ax.imshow(rgb, aspect="equal")
+    _rel_cell_grid(ax, grid.shape)
+    ax.set_yticks(range(grid.shape[0]) if grid.shape[0] > 1 else [])
+    ax.tick_params(labelsize=7)
+
+
+def show_skew_steps(
+    steps: Sequence[tuple[str, torch.Tensor]],
+    labels: Sequence[str] | None = None,
+    figsize: tuple[float, float] = (9, 6),
+) -> Figure:
+    """Every step of the skew on a labelled (L, 2L - 1) example, in one figure.
+
+    The input should hold integer codes 1 .. L(2L - 1) (0 is reserved for the padding): a cell
+    with code v shows ``labels[v - 1]`` and the colour of the row it came from, so one can follow
+    each value through the pads, the flattening and the reshape. The flattened vectors are drawn
+    as strips; thick lines mark where the rows of 2L (flatten) and of 2L - 1 (padded) end,
+    and a dashed box the block the slice keeps.
+
+    Args:
+        steps: the six ``(name, tensor)`` pairs of :func:`vitexplain.skew_steps` on an (L, 2L - 1)
+            tensor without leading dims: shapes (L, 2L-1), (L, 2L), (2L*L,), ((L+1)(2L-1),),
+            (L+1, 2L-1), (L, L).
+        labels: text of each code, ``labels[v - 1]`` for code v; the code itself when None.
+        figsize: figure size.
+
+    Returns:
+        The figure (six axes, in the order of the steps).
+    """
+    if len(steps) != 6:
+        raise ValueError(f"steps must hold the 6 steps of skew_steps, got {len(steps)}")
+    arrays = [_as_array(t) for _, t in steps]
+    expected_ndim = (2, 2, 1, 1, 2, 2)
+    if [a.ndim for a in arrays] != list(expected_ndim):
+        raise ValueError(
+            f"steps must come from skew_steps on an (L, 2L-1) tensor without leading dims, got "
+            f"shapes {[a.shape for a in arrays]}"
+        )
+    length, num_offsets = arrays[0].shape
+    if labels is None:
+        labels = [str(v) for v in range(1, length * num_offsets + 1)]
+    if len(labels) < int(arrays[0].max()):
+        raise ValueError(f"labels has {len(labels)} entries, the codes go up to {arrays[0].max()}")
+    # fixed margins instead of a layout engine: this figure is drawn often and the engine
+    # doubled its drawing time
+    fig = Figure(figsize=figsize)
+    grid = fig.add_gridspec(4, 2, height_ratios=[length, 1.4, 1.4, length + 1], left=0.03,
+                            right=0.99, top=0.95, bottom=0.08, hspace=0.55,
+                            wspace=0.15)  # fmt: skip
+    cells = (grid[0, 0], grid[0, 1], grid[1, :], grid[2, :], grid[3, 0], grid[3, 1])
+    axes = [fig.add_subplot(cell) for cell in cells]
+    for n, (ax, (name, _), array) in enumerate(zip(axes, steps, arrays, strict=True)):
+        _rel_draw_codes(ax, array, labels, num_offsets)
+        ax.set_title(f"{n}. {name}", fontsize=10)
+    # where rows end: every 2L in the flat vector, every 2L - 1 in the padded one
+    strips = ((axes[2], arrays[2].size, 2 * length), (axes[3], arrays[3].size, num_offsets))
+    for ax, size, every in strips:
+        ax.set_xticks(np.arange(0, size + 1, every) - 0.5, np.arange(0, size + 1, every))
+        for edge in np.arange(every, size, every):
+            ax.axvline(edge - 0.5, color="black", lw=2.5)
+    for ax, array in ((axes[0], arrays[0]), (axes[1], arrays[1]), (axes[4], arrays[4])):
+        ax.set_xticks(range(array.shape[1]))
+    axes[5].set_xticks(range(length))
+    axes[5].set_xlabel("key j")
+    axes[5].set_ylabel("query i")
+    axes[4].add_patch(_rel_slice_box(length))
+    return fig
+
+
+def _rel_slice_box(length: int):
+    from matplotlib.patches import Rectangle
+
+    # the kept block of the (L+1, 2L-1) view: rows :L, columns L-1:
+    return Rectangle((length - 1.5, -0.5), length, length, fill=False, edgecolor="black",
+                     lw=2.5, ls="--", clip_on=False)  # fmt: skip
+
+
+def show_grid_offsets(
+    image,
+    patch_size: int,
+    row_offsets,
+    col_offsets,
+    highlight: int,
+    figsize: tuple[float, float] = (4.6, 6.4),
+) -> Figure:
+    """The picture cut into patches with one highlighted, and the row and column offsets of every
+    patch from it, drawn as two grids of the same shape.
+
+    Args:
+        image: array of shape (H, W), values in [0, 1].
+        patch_size: side P of the patches.
+        row_offsets: array of shape (H/P, W/P), ``row_b - row_a`` (see ``grid_offsets``).
+        col_offsets: array of shape (H/P, W/P), ``col_b - col_a``.
+        highlight: 0-based index a of the reference patch (outlined in orange on all panels).
+        figsize: figure size.
+
+    Returns:
+        The figure (three axes: picture, row offsets, column offsets).
+    """
+    image, row_offsets, col_offsets = (_as_array(a) for a in (image, row_offsets, col_offsets))
+    grid_shape = (image.shape[0] // patch_size, image.shape[1] // patch_size)
+    for name, offsets in (("row_offsets", row_offsets), ("col_offsets", col_offsets)):
+        if offsets.shape != grid_shape:
+            raise ValueError(f"{name} must have the grid's shape {grid_shape}, got {offsets.shape}")
+    if not 0 <= highlight < grid_shape[0] * grid_shape[1]:
+        last = grid_shape[0] * grid_shape[1] - 1
+        raise ValueError(f"highlight must be a patch index 0 .. {last}, got {highlight}")
+    fig = Figure(figsize=figsize)  # fixed margins: a layout engine doubles the drawing time
+    ax_image, ax_rows, ax_cols = fig.subplots(3, 1, gridspec_kw=dict(
+        left=0.14, right=0.97, top=0.945, bottom=0.07, hspace=0.5))  # fmt: skip
+    show_patch_grid(image, patch_size, ax=ax_image, highlight=highlight,
+                    title=f"patch {highlight + 1} (index {highlight}) is the query")  # fmt: skip
+    span = max(grid_shape) - 1
+    r, c = divmod(highlight, grid_shape[1])
+    panels = ((ax_rows, row_offsets, "row", "r_h", grid_shape[0]),
+              (ax_cols, col_offsets, "column", "r_w", grid_shape[1]))  # fmt: skip
+    for ax, offsets, what, table, size in panels:
+        show_matrix(offsets, ax=ax, cmap=EMBEDDING_CMAP, vmin=-span, vmax=span, aspect="equal",
+                    xlabel="patch column", ylabel="patch row",
+                    title=f"{what} offset -> {table}[offset + {size - 1}]")  # fmt: skip
+        for (i, j), offset in np.ndenumerate(offsets):
+            ax.text(j, i, f"{offset:+d}\n{table}[{offset + size - 1}]", ha="center", va="center",
+                    fontsize=8, color=text_colour(offset, -span, span, EMBEDDING_CMAP))  # fmt: skip
+        ax.set_xticks(range(grid_shape[1]))
+        ax.set_yticks(range(grid_shape[0]))
+        _rel_outline_cell(ax, r, c)
+    return fig
+
+
+def show_logit_matrices(
+    matrices: Sequence,
+    titles: Sequence[str],
+    fmt: str = "{:.2f}",
+    figsize: tuple[float, float] = (8, 3.6),
+) -> Figure:
+    """Position logits side by side (query i down, key j across), annotated, one shared
+    symmetric colour scale.
+
+    Args:
+        matrices: arrays of shape (L, L).
+        titles: one title per matrix.
+        fmt: format of the values written in the cells.
+        figsize: figure size.
+
+    Returns:
+        The figure (one axes per matrix and a colour bar).
+    """
+    arrays = [_as_array(m) for m in matrices]
+    if len(titles) != len(arrays) or not arrays:
+        raise ValueError(
+            f"need one title per matrix, got {len(titles)} titles for {len(arrays)} matrices"
+        )
+    for array in arrays:
+        if array.ndim != 2:
+            raise ValueError(f"each matrix must have 2 dimensions, got shape {array.shape}")
+    vmax = float(max(np.abs(a).max() for a in arrays)) or 1.0
+    fig = Figure(figsize=figsize)  # fixed margins: a layout engine doubles the drawing time
+    axes = np.atleast_1d(fig.subplots(1, len(arrays), gridspec_kw=dict(
+        left=0.06, right=0.86, top=0.9, bottom=0.13, wspace=0.25)))  # fmt: skip
+    for ax, array, title in zip(axes, arrays, titles, strict=True):
+        show_matrix(array, ax=ax, cmap=EMBEDDING_CMAP, vmin=-vmax, vmax=vmax, annotate=True,
+                    fmt=fmt, aspect="equal", title=title, xlabel="key j",
+                    ylabel="query i")  # fmt: skip
+        ax.set_xticks(range(array.shape[1]))
+        ax.set_yticks(range(array.shape[0]))
+        for text in ax.texts:
+            text.set_fontsize(7)
+    fig.colorbar(axes[0].images[0], cax=fig.add_axes((0.885, 0.2, 0.02, 0.62)), label="logit")
+    return fig

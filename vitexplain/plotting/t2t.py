@@ -1,0 +1,287 @@
+"""Figures of notebook 05: T2T soft split."""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from .._checks import check_int
+from ..patches import count_tokens
+from ..t2t import overlap_count, soft_split_boxes
+from .core import _as_array, show_image
+
+
+def _padded_picture(image, padding: int) -> np.ndarray:
+    """(H, W) -> (H + 2p, W + 2p): the picture with p zeros on every side, as ``nn.Unfold`` pads."""
+    image = _as_array(image)
+    if image.ndim != 2:
+        raise ValueError(f"image must have shape (H, W), got shape {image.shape}")
+    return np.pad(image, padding)  # zeros on every side: (H + 2p, W + 2p)
+
+
+def _padded_ticks(ax: Axes, shape: tuple[int, int], step: int, max_ticks: int) -> None:
+    """Ticks at multiples of ``step`` pixels (the patch starts), doubled until few enough."""
+    for axis, size in ((ax.xaxis, shape[1]), (ax.yaxis, shape[0])):
+        every = step
+        while size // every > max_ticks:
+            every *= 2
+        edges = np.arange(0, size + 1, every)
+        axis.set_ticks(edges - 0.5, [str(e) for e in edges])
+    ax.set_xlabel("column of the padded picture (pixels)")
+    ax.set_ylabel("row (pixels)")
+
+
+def _picture_edge(ax: Axes, shape: tuple[int, int], padding: int) -> None:
+    """Outline, dashed, where the picture ends and the zero padding begins."""
+    from matplotlib.patches import Rectangle
+
+    ax.add_patch(Rectangle((padding - 0.5, padding - 0.5), shape[1], shape[0], fill=False,
+                           edgecolor="orange", lw=1, ls="--"))  # fmt: skip
+
+
+def _softsplit_canvas(
+    image, k: int, s: int, p: int, ax: Axes | None, figsize: tuple[float, float]
+) -> tuple[Figure, Axes, list, tuple[int, int]]:
+    """The padded picture with one (hidden) rectangle per patch, ready to be styled per frame."""
+    from matplotlib.patches import Rectangle
+
+    image = _as_array(image)
+    padded = _padded_picture(image, check_int("p", p, minimum=0))
+    rows, cols, _ = count_tokens(*image.shape, k, s, p)  # validates k, s, p
+    fig = show_image(padded, ax=ax, figsize=figsize)
+    ax = ax or fig.axes[0]
+    _picture_edge(ax, image.shape, p)
+    _padded_ticks(ax, padded.shape, s, max_ticks=12)
+    # Titles at a fixed height (y=1): no automatic placement, so frames can be blitted.
+    ax.set_title(f"k = {k}, s = {s}, p = {p}", loc="right", y=1.0, fontsize=10)
+    rects = []
+    for top, left in soft_split_boxes(*image.shape, k, s, p):
+        rect = Rectangle((left - 0.5, top - 0.5), k, k, fill=False, edgecolor="white",
+                         visible=False)  # fmt: skip
+        rects.append(ax.add_patch(rect))
+    return fig, ax, rects, (rows, cols)
+
+
+def _style_softsplit_frame(ax: Axes, rects: list, current: int, grid: tuple[int, int]) -> None:
+    """Frame ``current``: that patch solid, the earlier ones dotted, the later ones hidden."""
+    for n, rect in enumerate(rects):
+        rect.set_visible(n <= current)
+        if n < current:
+            rect.set(linestyle=":", linewidth=1.2, alpha=0.7)
+        elif n == current:
+            rect.set(linestyle="-", linewidth=2.5, alpha=1.0)
+    row, col = divmod(current, grid[1])
+    title = ax.set_title(f"patch {current + 1} of {len(rects)} (row {row + 1}, column {col + 1})",
+                         loc="left", y=1.0, fontsize=10)  # fmt: skip
+    # Out of the layout: the right-hand title (same font, fixed text) reserves the room, so the
+    # layout does not depend on the frame.
+    title.set_in_layout(False)
+
+
+def show_softsplit_frame(
+    image,
+    k: int,
+    s: int,
+    p: int,
+    current: int,
+    ax: Axes | None = None,
+    figsize: tuple[float, float] = (6, 4),
+) -> Figure:
+    """One frame of the soft-split animation: the zero-padded picture and the patches so far.
+
+    Patch ``current`` is outlined solid, the patches before it dotted (token order, row-major);
+    a dashed orange line marks the picture's edge inside the padding.
+
+    Args:
+        image: array of shape (H, W), values in [0, 1].
+        k: kernel (patch) size.
+        s: stride.
+        p: zero padding on every side.
+        current: 0-based index of the patch being cut, 0 <= current < N.
+        ax: axes to draw on; a new figure when None.
+        figsize: size of a new figure.
+
+    Returns:
+        The figure.
+    """
+
+    fig, ax, rects, grid = _softsplit_canvas(image, k, s, p, ax, figsize)
+    current = check_int("current", current, minimum=0)
+    if current >= len(rects):
+        raise ValueError(f"current={current} is out of range for {len(rects)} patches")
+    _style_softsplit_frame(ax, rects, current, grid)
+    return fig
+
+
+def softsplit_frames(
+    image, k: int, s: int, p: int, figsize: tuple[float, float] = (6, 4)
+) -> list[np.ndarray]:
+    """Every frame of the soft-split animation, rendered in memory from one reused figure.
+
+    The figure is drawn once in full (``canvas.draw()``) without the rectangles, the changing
+    title and the axes frame; that render is kept, and each frame restores it and draws only
+    what changes on top (Matplotlib's blitting), in the order a full draw uses. Frame n is pixel
+    for pixel ``figure_to_array(show_softsplit_frame(image, k, s, p, n))``, at a fraction of
+    the cost.
+
+    Args:
+        image: array of shape (H, W), values in [0, 1].
+        k: kernel (patch) size.
+        s: stride.
+        p: zero padding on every side.
+        figsize: size of the figure.
+
+    Returns:
+        N uint8 arrays of shape (height, width, 3), one per patch, for :func:`save_gif`.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig, ax, rects, grid = _softsplit_canvas(image, k, s, p, None, figsize)
+    canvas = FigureCanvasAgg(fig)
+    _style_softsplit_frame(ax, rects, 0, grid)
+    title = ax.set_title(ax.get_title(loc="left"), loc="left", y=1.0, fontsize=10)  # it changes
+    canvas.draw()  # lays the figure out around a real title ...
+    fig.set_layout_engine("none")  # ... and keeps that layout for every frame
+    on_top = [*ax.spines.values(), title]  # drawn after the rectangles in a full draw
+    for artist in [*rects, *on_top]:
+        artist.set_visible(False)
+    canvas.draw()
+    background = canvas.copy_from_bbox(fig.bbox)  # picture, padding edge, ticks, static texts
+    for artist in on_top:
+        artist.set_visible(True)
+    frames = []
+    for current in range(len(rects)):
+        # Patches before `current` are dotted in every later frame: draw each one once, into
+        # the saved background, then put the solid current patch and what lies above it on top.
+        canvas.restore_region(background)
+        _style_softsplit_frame(ax, rects, current, grid)
+        if current:
+            ax.draw_artist(rects[current - 1])  # now dotted
+            background = canvas.copy_from_bbox(fig.bbox)
+        for artist in [rects[current], *on_top]:
+            ax.draw_artist(artist)
+        frames.append(np.asarray(canvas.buffer_rgba())[..., :3].copy())  # (height, width, 3)
+    return frames
+
+
+def show_fold_reconstruction(
+    summed, counts, recovered, figsize: tuple[float, float] = (4.4, 6.3)
+) -> Figure:
+    """Folding tokens back: the sum of the overlapping patches, the overlap count, their ratio.
+
+    Args:
+        summed: ``nn.Fold`` of the tokens, shape (H, W).
+        counts: how many patches cover each pixel, shape (H, W).
+        recovered: ``summed / counts``, shape (H, W).
+        figsize: size of the figure.
+
+    Returns:
+        The figure: three panels, each with a colour bar.
+    """
+    summed, counts, recovered = (_as_array(a) for a in (summed, counts, recovered))
+    if not summed.ndim == 2 or not summed.shape == counts.shape == recovered.shape:
+        raise ValueError(
+            f"summed, counts and recovered must share one (H, W) shape, got {summed.shape}, "
+            f"{counts.shape} and {recovered.shape}"
+        )  # fmt: skip
+    fig = Figure(figsize=figsize, layout="constrained")
+    top, middle, bottom = fig.subplots(3, 1)
+    show_image(summed, ax=top, vmax=float(counts.max()), colorbar=True,
+               title="fold of the tokens: overlaps add up")  # fmt: skip
+    im = middle.imshow(counts, cmap="viridis", vmin=0, vmax=float(counts.max()),
+                       interpolation="nearest")  # fmt: skip
+    middle.set(title="overlap count: fold of tokens of ones", xlabel="column (pixels)",
+               ylabel="row (pixels)")  # fmt: skip
+    fig.colorbar(im, ax=middle, shrink=0.8, ticks=np.unique(counts), label="patches")
+    show_image(recovered, ax=bottom, colorbar=True, title="sum / count: the picture again")
+    return fig
+
+
+def show_softsplit_coverage(
+    image,
+    k: int,
+    s: int,
+    p: int,
+    max_outlines: int = 1000,
+    figsize: tuple[float, float] = (6, 5.4),
+) -> Figure:
+    """All patches of a soft split at once, and how many of them cover each pixel.
+
+    Args:
+        image: array of shape (H, W), values in [0, 1].
+        k: kernel (patch) size.
+        s: stride.
+        p: zero padding on every side.
+        max_outlines: outline the patches only when there are at most this many (thousands of
+            outlines hide the picture and slow a slider down); the counts are always drawn.
+        figsize: size of the figure.
+
+    Returns:
+        The figure: the padded picture with every patch outlined (top) and the overlap count on
+        the padded grid (bottom), the token count in the title. Pixels of count 0 lie in no patch.
+    """
+    from matplotlib.collections import LineCollection
+    from matplotlib.ticker import MaxNLocator
+
+    image = _as_array(image)
+    padded = _padded_picture(image, check_int("p", p, minimum=0))
+    rows, cols, n = count_tokens(*image.shape, k, s, p)  # validates k, s, p
+    fig = Figure(figsize=figsize, layout="constrained")
+    top, bottom = fig.subplots(2, 1)
+    show_image(padded, ax=top, colorbar=True)
+    if n <= max_outlines:
+        outlines = [
+            [(x0, y0), (x0 + k, y0), (x0 + k, y0 + k), (x0, y0 + k), (x0, y0)]
+            for y0, x0 in ((t - 0.5, c - 0.5) for t, c in soft_split_boxes(*image.shape, k, s, p))
+        ]  # fmt: skip
+        dense = n > 300  # thinner lines when the outlines would cover the picture
+        top.add_collection(LineCollection(outlines, colors="white", alpha=0.4 if dense else 0.7,
+                                          linewidths=0.3 if dense else 0.8))  # fmt: skip
+    else:
+        top.set_title(f"{n} patches: too many to outline (the counts below show them)",
+                      fontsize=9)  # fmt: skip
+    counts = overlap_count(padded.shape, k, s, 0).numpy()  # (H + 2p, W + 2p)
+    im = bottom.imshow(counts, cmap="viridis", vmin=0, interpolation="nearest")
+    fig.colorbar(im, ax=bottom, shrink=0.8, label="patches", ticks=MaxNLocator(integer=True))
+    for ax in (top, bottom):
+        _picture_edge(ax, image.shape, p)
+        _padded_ticks(ax, padded.shape, s, max_ticks=6)
+    missed = int((counts[p : p + image.shape[0], p : p + image.shape[1]] == 0).sum())
+    fig.suptitle(f"k = {k}, s = {s}, p = {p}: {rows} x {cols} = {n} tokens of length {k * k}\n"
+                 + (f"{missed} pixels of the picture lie in no patch" if missed
+                    else "every pixel of the picture lies in at least one patch"))  # fmt: skip
+    return fig
+
+
+def show_softsplit_explorer(
+    image, k: int, s: int, p: int, figsize: tuple[float, float] = (6, 5.4)
+) -> Figure:
+    """:func:`show_softsplit_coverage`, or the reason a split is impossible, as a figure.
+
+    Made for sliders (:func:`vitexplain.interact_figure` needs a figure for every setting): when
+    the kernel does not fit into the padded picture, the figure shows the ``ValueError`` message
+    of :func:`vitexplain.count_tokens` instead of the patches.
+
+    Args:
+        image: array of shape (H, W), values in [0, 1].
+        k: kernel (patch) size.
+        s: stride.
+        p: zero padding on every side.
+        figsize: size of the figure.
+
+    Returns:
+        The figure: the coverage, or one empty axes titled "no soft split" with the message.
+    """
+    import textwrap
+
+    try:
+        return show_softsplit_coverage(image, k, s, p, figsize=figsize)
+    except ValueError as error:
+        fig = Figure(figsize=(figsize[0], 1.6), layout="constrained")
+        ax = fig.add_subplot()
+        ax.set_axis_off()
+        ax.set_title(f"no soft split with k = {k}, s = {s}, p = {p}", color="firebrick")
+        ax.text(0.5, 0.5, textwrap.fill(f"ValueError: {error}", 70), ha="center", va="center",
+                transform=ax.transAxes, family="monospace", fontsize=9)  # fmt: skip
+        return fig

@@ -1,0 +1,181 @@
+"""Figures of notebook 06: the full ViT."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from .._checks import check_int
+from .core import _as_array, show_matrix, show_patch_grid, text_colour
+
+
+def show_scramble_examples(
+    images,
+    labels: Sequence[int],
+    orders,
+    patch_size: int = 20,
+    ncols: int = 3,
+    class_names: Sequence[str] = ("intact", "scrambled"),
+    figsize: tuple[float, float] = (6.6, 3.1),
+) -> Figure:
+    """Draw examples of a scramble data set, each patch labelled with its original 1-based number.
+
+    Args:
+        images: shape (n, H, W) or (n, 1, H, W), values in [0, 1].
+        labels: class of each example (an index into ``class_names``), length n.
+        orders: shape (n, N): patch i of example j is the original patch ``orders[j, i]`` (0-based),
+            so the label drawn at position i is ``orders[j, i] + 1``.
+        patch_size: side P of the patches.
+        ncols: examples per row.
+        class_names: name of each class, shown in the titles.
+        figsize: size of the figure.
+
+    Returns:
+        The figure, with one axes per example, titled "example k: <class> (label c)".
+    """
+
+    images, orders = _as_array(images), _as_array(orders)
+    labels = [int(c) for c in _as_array(labels)]
+    if images.ndim == 4 and images.shape[1] == 1:
+        images = images[:, 0]  # (n, H, W)
+    if images.ndim != 3:
+        raise ValueError(f"images must have shape (n, H, W) or (n, 1, H, W), got {images.shape}")
+    n = len(images)
+    if len(labels) != n or len(orders) != n:
+        raise ValueError(
+            f"{n} images need {n} labels and orders, got {len(labels)} and {len(orders)}"
+        )
+    if any(not 0 <= c < len(class_names) for c in labels):
+        raise ValueError(f"labels must index class_names {list(class_names)}, got {labels}")
+    ncols = check_int("ncols", ncols)
+    nrows = -(-n // ncols)
+    fig = Figure(figsize=figsize, layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    for k, ax in enumerate(axes[:n]):
+        title = f"example {k + 1}: {class_names[labels[k]]} (label {labels[k]})"
+        show_patch_grid(images[k], patch_size, ax=ax, labels=[int(o) + 1 for o in orders[k]],
+                        title=title)  # fmt: skip
+        ax.title.set_fontsize(9)
+        ax.set_xlabel("")
+        ax.set_ylabel("")
+        ax.set_xticks([])
+        ax.set_yticks([])
+    for ax in axes[n:]:
+        fig.delaxes(ax)
+    return fig
+
+
+def show_training_curves(
+    histories: dict[str, dict[str, Sequence[float]]],
+    chance: float = 0.5,
+    figsize: tuple[float, float] = (8, 3.2),
+) -> Figure:
+    """Loss and accuracy per epoch of several training runs, side by side.
+
+    Left: the mean training loss per epoch of each run, with the loss of a coin flip,
+    ln 2, dashed. Right: the test accuracy (solid) and the training accuracy (dotted) of each
+    run, with the chance level dashed.
+
+    Args:
+        histories: ``{run name: history}``, each history as returned by
+            :func:`~vitexplain.training.train_classifier` with a test set (keys ``"epoch"``,
+            ``"loss"``, ``"train_accuracy"``, ``"test_accuracy"``).
+        chance: accuracy of guessing, drawn as a dashed line.
+        figsize: size of the figure.
+
+    Returns:
+        The figure, with two axes: loss, then accuracy.
+    """
+    if not histories:
+        raise ValueError("histories is empty: give at least one training run")
+    needed = ("epoch", "loss", "train_accuracy", "test_accuracy")
+    for name, history in histories.items():
+        missing = [key for key in needed if key not in history]
+        if missing:
+            raise ValueError(f"history {name!r} lacks {missing}")
+    fig = Figure(figsize=figsize, layout="constrained")
+    loss_ax, acc_ax = fig.subplots(1, 2)
+    for n, (name, history) in enumerate(histories.items()):
+        colour = f"C{n}"
+        epochs = list(history["epoch"])
+        loss_ax.plot(epochs, history["loss"], color=colour, marker="o", ms=3, label=name)
+        acc_ax.plot(epochs, history["test_accuracy"], color=colour, marker="o", ms=3,
+                    label=f"{name}: test")  # fmt: skip
+        acc_ax.plot(epochs, history["train_accuracy"], color=colour, ls=":",
+                    label=f"{name}: train")  # fmt: skip
+    loss_ax.axhline(np.log(2), color="grey", ls="--", lw=1, label="coin flip (ln 2)")
+    acc_ax.axhline(chance, color="grey", ls="--", lw=1, label=f"chance ({chance:.0%})")
+    loss_ax.set(xlabel="epoch", ylabel="training loss (binary cross-entropy)", title="loss")
+    acc_ax.set(xlabel="epoch", ylabel="accuracy", title="accuracy", ylim=(0.0, 1.05))
+    for ax in (loss_ax, acc_ax):
+        ax.legend(fontsize=7)
+        ax.grid(alpha=0.3)
+    return fig
+
+
+def show_class_token_attention(
+    image,
+    weights,
+    patch_size: int = 20,
+    cmap: str = "Purples",
+    figsize: tuple[float, float] = (6.4, 3.8),
+) -> Figure:
+    """Where the class token looks: its attention to every patch, drawn on the patch grid.
+
+    The first panel is the image with its patches numbered 1 ... N; the next shows the weights
+    averaged over the heads, then one panel per head. Each map is the (rows, cols) patch grid,
+    every cell labelled "#patch" and its weight; all maps share the colour limits 0 .. largest
+    weight, with one colour bar.
+
+    Args:
+        image: array of shape (H, W), values in [0, 1].
+        weights: the class token's attention to the N patch tokens, shape (h, N) (or (N,) for one
+            head), e.g. the mean over examples of
+            :func:`~vitexplain.training.class_token_attention`.
+        patch_size: side P of the patches; N must equal (H / P) * (W / P).
+        cmap: colour map of the weights.
+        figsize: size of the figure.
+
+    Returns:
+        The figure: the image's axes, the mean's, one per head (only the mean for a single
+        head), then the colour bar's axes.
+    """
+    image, weights = _as_array(image), _as_array(weights).astype(np.float64)
+    if image.ndim != 2:
+        raise ValueError(f"image must have shape (H, W), got shape {image.shape}")
+    if weights.ndim == 1:
+        weights = weights[None]  # (1, N)
+    if weights.ndim != 2:
+        raise ValueError(f"weights must have shape (h, N) or (N,), got shape {weights.shape}")
+    rows, cols = image.shape[0] // patch_size, image.shape[1] // patch_size
+    heads, n = weights.shape
+    if n != rows * cols:
+        raise ValueError(
+            f"weights hold {n} patches, but a {image.shape[0]} x {image.shape[1]} image has "
+            f"{rows} x {cols} = {rows * cols} patches of side {patch_size}"
+        )
+    maps = [("mean over heads" if heads > 1 else "class token", weights.mean(0))]
+    if heads > 1:
+        maps += [(f"head {h + 1}", weights[h]) for h in range(heads)]
+    vmax = float(weights.max())
+    ncols = 2
+    nrows = -(-(len(maps) + 1) // ncols)
+    fig = Figure(figsize=figsize, layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    show_patch_grid(image, patch_size, ax=axes[0], title=f"the picture, patches 1-{n}")
+    for ax, (title, values) in zip(axes[1 : len(maps) + 1], maps, strict=True):
+        grid = values.reshape(rows, cols)  # (rows, cols), row-major like the patches
+        show_matrix(grid, ax=ax, title=title, cmap=cmap, vmin=0.0, vmax=vmax, aspect="equal")
+        for (r, c), value in np.ndenumerate(grid):
+            ax.text(c, r, f"#{r * cols + c + 1}\n{value:.2f}", ha="center", va="center",
+                    fontsize=7, color=text_colour(value, 0.0, vmax, cmap))  # fmt: skip
+        ax.set_xticks(range(cols), [str(c + 1) for c in range(cols)])
+        ax.set_yticks(range(rows), [str(r + 1) for r in range(rows)])
+        ax.set(xlabel="patch column", ylabel="patch row")
+    for ax in axes[len(maps) + 1 :]:
+        fig.delaxes(ax)
+    fig.colorbar(axes[1].images[0], ax=list(axes[1 : len(maps) + 1]), shrink=0.8,
+                 label="attention weight")  # fmt: skip
+    return fig
