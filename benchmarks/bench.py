@@ -51,25 +51,14 @@ class ReferenceViT(nn.Module):
         self.conv = nn.Conv2d(chans, dim, patch, stride=patch)
         self.cls_token = nn.Parameter(ours.cls_token.detach().clone())
         self.register_buffer("pos_embed", ours.pos_embed.clone())
-        layer = nn.TransformerEncoderLayer(dim, heads, ours.blocks[0].mlp.fc1.out_features,
-                                           dropout=0.0, activation="gelu", batch_first=True,
-                                           norm_first=True)  # fmt: skip
+        layer = nn.TransformerEncoderLayer(dim, heads, batch_first=True)  # replaced just below
         self.encoder = nn.TransformerEncoder(layer, len(ours.blocks), enable_nested_tensor=False)
+        self.encoder.layers = nn.ModuleList(vx.to_torch_encoder_layer(b) for b in ours.blocks)
         self.norm = nn.LayerNorm(dim)
         self.head = nn.Linear(dim, ours.head.out_features)
         with torch.no_grad():
             self.conv.weight.copy_(ours.patch_embed.proj.weight.view_as(self.conv.weight))
             self.conv.bias.copy_(ours.patch_embed.proj.bias)
-            for block, ref in zip(ours.blocks, self.encoder.layers, strict=True):
-                ref.self_attn.in_proj_weight.copy_(block.attn.qkv.weight)
-                ref.self_attn.in_proj_bias.copy_(block.attn.qkv.bias)
-                ref.self_attn.out_proj.weight.copy_(block.attn.proj.weight)
-                ref.self_attn.out_proj.bias.copy_(block.attn.proj.bias)
-                pairs = [(block.norm1, ref.norm1), (block.norm2, ref.norm2)]
-                pairs += [(block.mlp.fc1, ref.linear1), (block.mlp.fc2, ref.linear2)]
-                for a, b in pairs:
-                    b.weight.copy_(a.weight)
-                    b.bias.copy_(a.bias)
             for a, b in ((ours.norm, self.norm), (ours.head, self.head)):
                 b.weight.copy_(a.weight)
                 b.bias.copy_(a.bias)

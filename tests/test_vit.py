@@ -3,27 +3,14 @@ import pytest
 import torch
 from torch import nn
 
-from vitexplain import Block, Mlp, ViT, scramble_patches, sinusoid_encoding
-
-
-def _copy_into_encoder_layer(block: Block, dim: int, heads: int) -> nn.TransformerEncoderLayer:
-    layer = nn.TransformerEncoderLayer(dim, heads, dim_feedforward=block.mlp.fc1.out_features,
-                                       dropout=0.0, activation="gelu", batch_first=True,
-                                       norm_first=True)  # fmt: skip
-    with torch.no_grad():
-        qkv_bias = block.attn.qkv.bias
-        layer.self_attn.in_proj_weight.copy_(block.attn.qkv.weight)
-        layer.self_attn.in_proj_bias.copy_(
-            qkv_bias if qkv_bias is not None else torch.zeros(3 * dim)
-        )
-        layer.self_attn.out_proj.weight.copy_(block.attn.proj.weight)
-        layer.self_attn.out_proj.bias.copy_(block.attn.proj.bias)
-        pairs = [(block.norm1, layer.norm1), (block.norm2, layer.norm2)]
-        pairs += [(block.mlp.fc1, layer.linear1), (block.mlp.fc2, layer.linear2)]
-        for ours, theirs in pairs:
-            theirs.weight.copy_(ours.weight)
-            theirs.bias.copy_(ours.bias)
-    return layer
+from vitexplain import (
+    Block,
+    Mlp,
+    ViT,
+    scramble_patches,
+    sinusoid_encoding,
+    to_torch_encoder_layer,
+)
 
 
 @pytest.mark.parametrize("heads, bias", [(1, False), (4, True), (6, False)])
@@ -31,7 +18,8 @@ def test_block_equals_transformer_encoder_layer(heads, bias):
     block = Block(48, num_heads=heads, qkv_bias=bias)
     for p in block.parameters():  # non-trivial norms and biases
         nn.init.normal_(p, std=0.2)
-    layer = _copy_into_encoder_layer(block, 48, heads)
+    layer = to_torch_encoder_layer(block)
+    assert isinstance(layer, nn.TransformerEncoderLayer) and layer.norm_first
     x = torch.randn(3, 16, 48)
     expected = layer(x)
     assert torch.allclose(block(x), expected, atol=1e-5)
@@ -40,6 +28,11 @@ def test_block_equals_transformer_encoder_layer(heads, bias):
     layer.eval()  # PyTorch's fused fast path in inference
     with torch.inference_mode():
         assert torch.allclose(block(x), layer(x), atol=1e-5)
+    with torch.no_grad():  # a copy: changing the block leaves PyTorch's layer as it was
+        block.mlp.fc2.bias.add_(1.0)
+    assert not torch.allclose(block(x), layer(x), atol=1e-3)
+    with pytest.raises(TypeError, match="Mlp"):
+        to_torch_encoder_layer(Mlp(8))
 
 
 def test_mlp_is_fc_gelu_fc():

@@ -95,7 +95,7 @@ from .training import (
     print_now,
     train_classifier,
 )
-from .vit import Block, Mlp, ViT
+from .vit import Block, Mlp, ViT, to_torch_encoder_layer
 
 __version__ = "0.1.0"
 
@@ -117,6 +117,6 @@ __all__ = [
     "show_softsplit_explorer", "show_softsplit_frame", "show_token_matrix", "show_tokenization",
     "show_tokens_plus_embedding", "show_training_curves", "sinusoid_encoding",
     "sinusoid_encoding_2d", "skew_steps", "soft_split", "soft_split_boxes", "softsplit_frames",
-    "T2TModule", "T2TViT", "toeplitz_error", "TokenAttention", "TokenTransformer", "trace_shapes",
-    "train_classifier", "unpatchify", "ViT",
+    "T2TModule", "T2TViT", "toeplitz_error", "to_torch_encoder_layer", "TokenAttention",
+    "TokenTransformer", "trace_shapes", "train_classifier", "unpatchify", "ViT",
 ]  # fmt: skip
