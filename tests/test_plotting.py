@@ -117,34 +117,6 @@ def test_figure_to_png_gives_the_bytes_save_figure_writes(tmp_path):
         figure_to_png(np.zeros((2, 2)))
 
 
-def test_interact_figure_redraws_when_a_control_changes():
-    import ipywidgets as widgets
-
-    from vitexplain import figure_to_png, interact_figure, show_tokenization
-
-    image = load_mountains()
-    slider = widgets.SelectionSlider(options=[1, 2, 4, 5, 10, 20], value=20,
-                                     continuous_update=False)  # fmt: skip
-    calls = []
-
-    def draw(patch_size):
-        calls.append(patch_size)
-        return show_tokenization(image, patch_size)
-
-    box = interact_figure(draw, patch_size=slider)
-    assert box.children[0] is slider and isinstance(box.children[-1], widgets.Image)
-    assert calls == [20]
-    slider.value = 5
-    assert calls == [20, 5]
-    assert box.children[-1].value == figure_to_png(show_tokenization(image, 5))
-    with pytest.raises(TypeError, match="int"):
-        interact_figure(draw, patch_size=20)
-    with pytest.raises(ValueError, match="at least one control"):
-        interact_figure(draw)
-    with pytest.raises(TypeError, match="must return a matplotlib Figure, got str"):
-        interact_figure(lambda p: "no figure", p=widgets.IntSlider())
-
-
 def test_token_matrix_numbers_tokens_from_one_with_a_colour_bar():
     import torch
 
