@@ -1,0 +1,81 @@
+"""vitexplain.plotting.relative_position: the figures of notebook 04, relative position."""
+
+import numpy as np
+import pytest
+
+from vitexplain import (
+    load_mountains,
+)
+
+
+def test_relative_distances_table_and_index():
+    from vitexplain import relative_index, show_relative_distances
+
+    fig = show_relative_distances(relative_index(4))
+    ax_table, ax_index = fig.axes
+    table = [t.get_text() for t in ax_table.texts]  # row by row: index, offset, key
+    assert table[0::3] == [str(m) for m in range(7)]
+    assert table[1::3] == ["-3", "-2", "-1", "+0", "+1", "+2", "+3"]
+    assert table[2::3] == ["i-3", "i-2", "i-1", "i", "i+1", "i+2", "i+3"]
+    cells = [t.get_text() for t in ax_index.texts]
+    assert cells[:4] == ["3\n(+0)", "4\n(+1)", "5\n(+2)", "6\n(+3)"]  # query 0
+    assert cells[12] == "0\n(-3)"  # query 3, key 0
+    np.testing.assert_array_equal(ax_index.images[0].get_array(), relative_index(4).numpy() - 3)
+    assert ax_index.images[0].get_clim() == (-3, 3)
+    with pytest.raises(ValueError, match=r"\(3, 4\)"):
+        show_relative_distances(np.zeros((3, 4), dtype=int))
+
+
+def test_skew_steps_figure_follows_every_cell():
+    import torch
+
+    from vitexplain import show_skew_steps, skew_steps
+
+    codes = torch.arange(1, 16).reshape(3, 5)
+    labels = [f"{i},{m - 2:+d}" for i in range(3) for m in range(5)]
+    fig = show_skew_steps(skew_steps(codes), labels)
+    assert len(fig.axes) == 6
+    assert [ax.get_title() for ax in fig.axes][::5] == ["0. relative (L, 2L-1)", "5. slice (L, L)"]
+    texts = [[t.get_text() for t in ax.texts] for ax in fig.axes]
+    assert [len(t) for t in texts] == [15, 18, 18, 20, 20, 9]
+    assert texts[5] == ["0,+0", "0,+1", "0,+2", "1,-1", "1,+0", "1,+1", "2,-2", "2,-1", "2,+0"]
+    assert texts[3].count("0") == 3 + 2  # one zero per row, then L - 1 = 2 more
+    assert texts[4][:6] == ["0,-2", "0,-1", "0,+0", "0,+1", "0,+2", "0"]  # row 1 starts with a pad
+    assert len(fig.axes[4].patches) == 1  # the dashed box of the slice
+    with pytest.raises(ValueError, match="6 steps"):
+        show_skew_steps(skew_steps(codes)[:3])
+    with pytest.raises(ValueError, match="leading dims"):
+        show_skew_steps(skew_steps(codes[None]))
+
+
+def test_grid_offsets_figure():
+    from vitexplain import grid_offsets, show_grid_offsets
+
+    rows, cols = grid_offsets((3, 5), 11)
+    fig = show_grid_offsets(load_mountains(), 20, rows, cols, highlight=11)
+    ax_image, ax_rows, ax_cols = fig.axes
+    assert ax_image.get_title() == "patch 12 (index 11) is the query"
+    assert [t.get_text() for t in ax_rows.texts][::5] == ["-2\nr_h[0]", "-1\nr_h[1]", "+0\nr_h[2]"]
+    assert [t.get_text() for t in ax_cols.texts][:5] == [
+        "-1\nr_w[3]", "+0\nr_w[4]", "+1\nr_w[5]", "+2\nr_w[6]", "+3\nr_w[7]"]  # fmt: skip
+    for ax in (ax_rows, ax_cols):
+        (outline,) = ax.patches
+        assert (outline.get_x(), outline.get_y()) == (0.5, 1.5)  # row 2, column 1
+        assert ax.images[0].get_clim() == (-4, 4)
+    with pytest.raises(ValueError, match=r"\(3, 5\)"):
+        show_grid_offsets(load_mountains(), 20, rows[:2], cols, highlight=11)
+    with pytest.raises(ValueError, match="15"):
+        show_grid_offsets(load_mountains(), 20, rows, cols, highlight=15)
+
+
+def test_logit_matrices_share_a_symmetric_scale():
+    from vitexplain import show_logit_matrices
+
+    left, right = np.arange(9.0).reshape(3, 3) - 2, np.full((3, 3), 0.5)
+    fig = show_logit_matrices([left, right], ["absolute", "relative"])
+    assert len(fig.axes) == 3  # two panels and a colour bar
+    assert [ax.get_title() for ax in fig.axes[:2]] == ["absolute", "relative"]
+    assert all(ax.images[0].get_clim() == (-6.0, 6.0) for ax in fig.axes[:2])
+    assert [t.get_text() for t in fig.axes[1].texts] == ["0.50"] * 9
+    with pytest.raises(ValueError, match="2 titles for 1 matrices"):
+        show_logit_matrices([left], ["a", "b"])

@@ -1,0 +1,69 @@
+"""vitexplain.plotting.training: the figures of notebook 06: the full ViT."""
+
+import numpy as np
+import pytest
+
+from vitexplain import (
+    load_mountains,
+)
+
+
+def test_scramble_examples_label_each_patch_with_its_origin():
+    from vitexplain import make_scramble_dataset, show_scramble_examples
+
+    images, labels, orders = make_scramble_dataset(4, seed=0, return_orders=True)
+    fig = show_scramble_examples(images, labels, orders, ncols=2)
+    assert len(fig.axes) == 4
+    assert [ax.get_title() for ax in fig.axes] == [
+        "example 1: intact (label 0)", "example 2: intact (label 0)",
+        "example 3: scrambled (label 1)", "example 4: scrambled (label 1)",
+    ]  # fmt: skip
+    for ax, image, order in zip(fig.axes, images, orders, strict=True):
+        assert np.array_equal(ax.images[0].get_array(), image[0].numpy())
+        assert [t.get_text() for t in ax.texts] == [str(int(o) + 1) for o in order]
+    assert [t.get_text() for t in fig.axes[0].texts] == [str(n) for n in range(1, 16)]
+    with pytest.raises(ValueError, match="4 images need 4 labels and orders, got 3 and 4"):
+        show_scramble_examples(images, labels[:3], orders)
+
+
+def test_training_curves_two_panels_with_chance_lines():
+    from vitexplain import show_training_curves
+
+    history = {"epoch": [1, 2, 3], "loss": [0.7, 0.4, 0.1], "train_accuracy": [0.5, 0.8, 1.0],
+               "test_accuracy": [0.5, 0.75, 0.95]}  # fmt: skip
+    blind = {**history, "test_accuracy": [0.5, 0.5, 0.5]}
+    fig = show_training_curves({"with PE": history, "without PE": blind})
+    loss_ax, acc_ax = fig.axes
+    assert loss_ax.get_title() == "loss" and acc_ax.get_xlabel() == "epoch"
+    assert list(loss_ax.lines[0].get_ydata()) == [0.7, 0.4, 0.1]
+    chance = [line for line in acc_ax.lines if line.get_linestyle() == "--"]
+    assert len(chance) == 1 and list(chance[0].get_ydata()) == [0.5, 0.5]
+    ln2 = [line for line in loss_ax.lines if line.get_linestyle() == "--"]
+    assert np.allclose(ln2[0].get_ydata(), np.log(2))
+    tests = [line for line in acc_ax.lines if line.get_label().endswith(": test")]
+    assert [list(line.get_ydata()) for line in tests] == [[0.5, 0.75, 0.95], [0.5, 0.5, 0.5]]
+    legend = [t.get_text() for t in acc_ax.get_legend().get_texts()]
+    assert "with PE: test" in legend and "chance (50%)" in legend
+    with pytest.raises(ValueError, match=r"'x' lacks \['test_accuracy'\]"):
+        show_training_curves({"x": {k: v for k, v in history.items() if k != "test_accuracy"}})
+
+
+def test_class_token_attention_draws_the_weights_on_the_patch_grid():
+    from vitexplain import show_class_token_attention
+
+    weights = np.random.default_rng(0).dirichlet(np.ones(15), size=2) * 0.9  # (2 heads, 15)
+    fig = show_class_token_attention(load_mountains(), weights)
+    # picture, mean, head 1, head 2, colour bar
+    assert len(fig.axes) == 5
+    assert [ax.get_title() for ax in fig.axes[:4]] == [
+        "the picture, patches 1-15", "mean over heads", "head 1", "head 2"]  # fmt: skip
+    mean_ax, head2_ax = fig.axes[1], fig.axes[3]
+    assert np.allclose(mean_ax.images[0].get_array(), weights.mean(0).reshape(3, 5))
+    assert np.allclose(head2_ax.images[0].get_array(), weights[1].reshape(3, 5))
+    assert mean_ax.images[0].get_clim() == (0.0, weights.max())
+    texts = [t.get_text() for t in head2_ax.texts]
+    assert texts[11] == f"#12\n{weights[1, 11]:.2f}"  # row 3, column 2: patch 12
+    single = show_class_token_attention(load_mountains(), weights[0])
+    assert len(single.axes) == 3 and single.axes[1].get_title() == "class token"
+    with pytest.raises(ValueError, match="weights hold 14 patches"):
+        show_class_token_attention(load_mountains(), weights[:, :14])
