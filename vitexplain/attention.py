@@ -15,6 +15,11 @@ from torch import nn
 
 from ._checks import check_int, check_tensor
 
+__all__ = [
+    "Attention",
+    "attention",
+]
+
 
 def attention(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float | None = None

@@ -25,6 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
+__all__ = [
+    "load_mountains",
+    "mountain_at_dusk",
+]
+
 __all__ = ["LEVELS", "MOUNTAINS_PATH", "load_mountains", "mountain_at_dusk", "save_mountains"]
 
 #: Number of grey levels: the picture's values are k / (LEVELS - 1) for k = 0..LEVELS-1.

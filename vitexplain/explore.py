@@ -23,6 +23,10 @@ from .plotting import figure_to_png
 if TYPE_CHECKING:
     import ipywidgets
 
+__all__ = [
+    "interact_figure",
+]
+
 
 def interact_figure(
     draw: Callable[..., Figure], **controls: ipywidgets.ValueWidget

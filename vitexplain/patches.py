@@ -14,6 +14,18 @@ from torch import nn
 
 from ._checks import check_image_batch, check_int, check_size2, check_tensor
 
+__all__ = [
+    "count_tokens",
+    "one_hot_patch_kernels",
+    "patch_embed_to_conv",
+    "PatchEmbed",
+    "patchify",
+    "patchify_by_conv",
+    "patchify_by_slicing",
+    "scramble_patches",
+    "unpatchify",
+]
+
 
 def count_tokens(h: int, w: int, k: int, s: int, p: int) -> tuple[int, int, int]:
     """Count the patches that ``nn.Unfold(k, stride=s, padding=p)`` cuts from an h x w image.

@@ -16,6 +16,18 @@ from einops import rearrange
 
 from ._checks import check_int, check_size2, check_tensor
 
+__all__ = [
+    "clock_frequencies",
+    "clock_pairs",
+    "clock_periods",
+    "embedding_similarity",
+    "relative_rotation",
+    "resize_pos_embed",
+    "sinusoid_encoding",
+    "sinusoid_encoding_2d",
+    "toeplitz_error",
+]
+
 
 def _check_base(base: float) -> float:
     if isinstance(base, bool) or not isinstance(base, (int, float)):

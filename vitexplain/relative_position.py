@@ -18,6 +18,17 @@ from torch import nn
 
 from ._checks import check_int, check_size2, check_tensor
 
+__all__ = [
+    "AbsPosEmb1D",
+    "articles_rel_pos_2d",
+    "grid_offsets",
+    "relative_index",
+    "relative_to_absolute",
+    "RelPosEmb1D",
+    "RelPosEmb2D",
+    "skew_steps",
+]
+
 
 def relative_index(length: int) -> torch.Tensor:
     """Index of the offset between every query i and key j: ``[i, j] = j - i + L - 1``.

@@ -20,6 +20,18 @@ from ._checks import check_image_batch, check_int, check_size2, check_tensor
 from .patches import count_tokens
 from .vit import Mlp, TransformerBackbone
 
+__all__ = [
+    "fold_tokens",
+    "overlap_count",
+    "soft_split",
+    "soft_split_boxes",
+    "T2TModule",
+    "T2TViT",
+    "TokenAttention",
+    "TokenTransformer",
+    "trace_shapes",
+]
+
 
 class TokenAttention(nn.Module):
     """Attention that changes the token length from ``dim`` to ``out_dim``, with a value skip.

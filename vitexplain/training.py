@@ -31,6 +31,16 @@ __all__ = [
     "train_classifier",
 ]
 
+__all__ = [
+    "attention_by_origin",
+    "class_token_attention",
+    "count_parameters",
+    "evaluate",
+    "make_scramble_dataset",
+    "print_now",
+    "train_classifier",
+]
+
 
 def _check_number(name: str, value: object, minimum: float, inclusive: bool) -> float:
     """Return ``value`` as a float if it is a real number above (or at) ``minimum``."""

@@ -14,6 +14,13 @@ from .attention import Attention
 from .patches import PatchEmbed
 from .position import sinusoid_encoding
 
+__all__ = [
+    "Block",
+    "Mlp",
+    "to_torch_encoder_layer",
+    "ViT",
+]
+
 
 class Mlp(nn.Module):
     """Two linear layers with a GELU between them, applied to every token on its own.

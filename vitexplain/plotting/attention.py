@@ -11,6 +11,12 @@ from .._checks import check_int
 from ..patches import scramble_patches
 from .core import PICTURE_CMAP, _as_array, show_matrix, show_patch_grid
 
+__all__ = [
+    "show_attention_heads",
+    "show_matrices",
+    "show_scrambled_patches",
+]
+
 
 def _per_matrix(name: str, value, count: int) -> list:
     """One entry per panel: ``value`` repeated if None or a string, else checked for length."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -9,6 +10,23 @@ import numpy as np
 import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+
+__all__ = [
+    "figure_path",
+    "FIGURES_DIR_VARIABLE",
+    "EMBEDDING_CMAP",
+    "figure_to_array",
+    "figure_to_png",
+    "new_axes",
+    "PICTURE_CMAP",
+    "save_figure",
+    "save_gif",
+    "show_embedding",
+    "show_image",
+    "show_matrix",
+    "show_patch_grid",
+    "text_colour",
+]
 
 PICTURE_CMAP = "Purples_r"
 EMBEDDING_CMAP = "RdBu_r"
@@ -221,21 +239,45 @@ def figure_to_array(fig: Figure) -> np.ndarray:
     return np.asarray(canvas.buffer_rgba())[..., :3].copy()
 
 
+FIGURES_DIR_VARIABLE = "VITEXPLAIN_FIGURES_DIR"
+
+
+def figure_path(path: str | Path) -> Path:
+    """Where a figure meant for ``path`` is written: ``path`` itself, or, when the environment
+    variable ``VITEXPLAIN_FIGURES_DIR`` is set, a file of the same name in that folder.
+
+    ``make test`` sets the variable, so the notebooks it runs leave ``figures/`` untouched and
+    their figures can be compared with the committed ones; ``make figures`` does not set it.
+
+    Args:
+        path: the file a notebook asks for, e.g. ``"../figures/01_token12.png"``.
+
+    Returns:
+        The path to write; its parent folder exists.
+    """
+    path = Path(path)
+    folder = os.environ.get(FIGURES_DIR_VARIABLE)
+    if folder:
+        path = Path(folder) / path.name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def save_figure(fig: Figure, path: str | Path, dpi: int = 100) -> Path:
     """Write a figure as a PNG whose bytes depend only on the figure (no software/date stamps).
 
     Args:
         fig: the figure.
-        path: file to write; parent folders are created.
+        path: file to write (redirected by :func:`figure_path` when ``VITEXPLAIN_FIGURES_DIR`` is
+            set); parent folders are created.
         dpi: resolution.
 
     Returns:
         The path written.
     """
-    path = Path(path)
-    if path.suffix != ".png":
+    if Path(path).suffix != ".png":
         raise ValueError(f"save_figure writes PNG files, got path {str(path)!r}")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = figure_path(path)
     fig.savefig(path, dpi=dpi, metadata={"Software": None})
     return path
 
@@ -249,7 +291,8 @@ def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 10.0) 
     Args:
         frames: uint8 arrays of shape (H, W, 3), all the same shape (e.g. from
             :func:`figure_to_array`).
-        path: file to write; parent folders are created.
+        path: file to write (redirected by :func:`figure_path` when ``VITEXPLAIN_FIGURES_DIR`` is
+            set); parent folders are created.
         fps: frames per second.
 
     Returns:
@@ -265,8 +308,7 @@ def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 10.0) 
         raise ValueError(f"frames must all have one shape (H, W, 3), got shapes {sorted(shapes)}")
     if fps <= 0:
         raise ValueError(f"fps must be positive, got {fps}")
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = figure_path(path)
     first = Image.fromarray(np.asarray(frames[0], dtype=np.uint8))
     palette = first.quantize(colors=256, dither=Image.Dither.NONE)
     indexed = [

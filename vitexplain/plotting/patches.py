@@ -12,6 +12,12 @@ from .._checks import check_int
 from ..patches import patchify
 from .core import PICTURE_CMAP, _as_array, show_image, show_matrix, show_patch_grid
 
+__all__ = [
+    "show_patch_and_token",
+    "show_token_matrix",
+    "show_tokenization",
+]
+
 
 def _one_based_ticks(count: int, max_ticks: int = 16) -> list[int]:
     """1-based labels for ``count`` items: all of them when few, else 1 and round multiples."""

@@ -20,6 +20,18 @@ from .core import (
     text_colour,
 )
 
+__all__ = [
+    "POSITION_CMAP",
+    "show_clock_explorer",
+    "show_clocks",
+    "show_embedding_bases",
+    "show_frequencies",
+    "show_grid_similarity",
+    "show_resized_embedding",
+    "show_similarity",
+    "show_tokens_plus_embedding",
+]
+
 POSITION_CMAP = "viridis"  # the colour of a position along the sequence (the clocks)
 
 

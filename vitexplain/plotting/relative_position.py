@@ -11,6 +11,13 @@ from matplotlib.figure import Figure
 
 from .core import EMBEDDING_CMAP, _as_array, show_matrix, show_patch_grid, text_colour
 
+__all__ = [
+    "show_grid_offsets",
+    "show_logit_matrices",
+    "show_relative_distances",
+    "show_skew_steps",
+]
+
 
 def _rel_cell_grid(ax: Axes, shape: tuple[int, int]) -> None:
     """Thin white lines between the cells of an imshow'ed (R, C) array (two line collections,

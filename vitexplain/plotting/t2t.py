@@ -11,6 +11,14 @@ from ..patches import count_tokens
 from ..t2t import overlap_count, soft_split_boxes
 from .core import _as_array, show_image
 
+__all__ = [
+    "show_fold_reconstruction",
+    "show_softsplit_coverage",
+    "show_softsplit_explorer",
+    "show_softsplit_frame",
+    "softsplit_frames",
+]
+
 
 def _padded_picture(image, padding: int) -> np.ndarray:
     """(H, W) -> (H + 2p, W + 2p): the picture with p zeros on every side, as ``nn.Unfold`` pads."""

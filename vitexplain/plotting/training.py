@@ -10,6 +10,12 @@ from matplotlib.figure import Figure
 from .._checks import check_int
 from .core import _as_array, show_matrix, show_patch_grid, text_colour
 
+__all__ = [
+    "show_class_token_attention",
+    "show_scramble_examples",
+    "show_training_curves",
+]
+
 
 def show_scramble_examples(
     images,
