@@ -1,6 +1,7 @@
 # vitexplain -- every target creates .venv on first use (python3 -m venv + the locked environment).
 #   make lab      JupyterLab on notebooks/ (127.0.0.1:$(PORT), token auth)
-#   make test     unit tests, then the notebooks under strict nbval
+#   make test     unit tests, then the notebooks under strict nbval (+ their figures compared)
+#   make test-notebooks-baseline   the notebook check again, under a baseline CPU instruction set
 #   make e2e      browser test of the reader's path in JupyterLab (Debian's chromium)
 #   make figures  re-execute every notebook in place (refreshes outputs and figures/)
 #   make lint     ruff
@@ -30,16 +31,18 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 LINT_DIRS := $(wildcard vitexplain tests notebooks benchmarks scripts e2e)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help setup lab test e2e figures lint bench clean
+.PHONY: help setup lab test test-notebooks test-notebooks-baseline e2e figures lint bench clean
 
 help:
 	@echo "vitexplain -- targets (each creates $(VENV) from requirements.lock on first use):"
 	@echo "  make setup    create $(VENV): pip install -r requirements.lock, then the package (-e .)"
 	@echo "  make lab      JupyterLab on notebooks/ at http://127.0.0.1:$(PORT) (token auth; PORT=...)"
-	@echo "  make test     pytest (tests/), then pytest --nbval notebooks/ (strict, stored outputs)"
+	@echo "  make test     pytest (tests/), then pytest --nbval notebooks/ (strict, stored outputs),"
+	@echo "                figures written to a temporary folder and compared with figures/"
+	@echo "  make test-notebooks-baseline  the notebook check under a baseline CPU instruction set"
 	@echo "  make e2e      browser test: the notebooks in JupyterLab, in Debian's chromium"
 	@echo "  make figures  re-execute every notebook in place: refreshes outputs and figures/"
-	@echo "  make lint     ruff check $(LINT_DIRS)"
+	@echo "  make lint     ruff check and ruff format --check on $(LINT_DIRS)"
 	@echo "  make bench    benchmarks/bench.py: vitexplain against PyTorch's own modules, as ratios"
 	@echo "  make clean    remove $(VENV), caches and build artefacts (keeps figures/, notebooks/)"
 
@@ -62,26 +65,50 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab --no-browser $(ALLOW_ROOT) \
 	    --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) --ServerApp.root_dir=notebooks
 
+# The notebook check: every notebook re-executed under strict nbval (stored text outputs must
+# match), with its figures written to a temporary folder (VITEXPLAIN_FIGURES_DIR), never into
+# figures/; then those figures are compared with the committed ones (nbval skips images).
+NBVAL := $(BIN)/python -m pytest -p no:cacheprovider --nbval --nbval-current-env \
+    --nbval-sanitize-with tests/nbval_sanitize.cfg -n $(NB_WORKERS) --dist loadfile
+# Another CPU on this one: the kernels of a machine without AVX (oneDNN, MKL and ATen pick their
+# SIMD code per CPU, which moves float results in the last bits). Stored outputs must not care.
+ISA_BASELINE := ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=SSE4_2 ONEDNN_MAX_CPU_ISA=SSE41
+
 test: $(STAMP)
 	$(BIN)/python -m pytest -p no:cacheprovider
+	@$(MAKE) --no-print-directory test-notebooks
+
+test-notebooks: $(STAMP)
 ifneq ($(NOTEBOOKS),)
-	$(BIN)/python -m pytest -p no:cacheprovider --nbval --nbval-current-env \
-	    --nbval-sanitize-with tests/nbval_sanitize.cfg -n $(NB_WORKERS) --dist loadfile notebooks/
+	@fresh=$$(mktemp -d -t vitexplain-figures.XXXXXX); \
+	echo "notebooks under nbval$(if $(NB_ENV), with $(NB_ENV),); figures into $$fresh"; \
+	env VITEXPLAIN_FIGURES_DIR=$$fresh $(NB_ENV) $(NBVAL) notebooks/; \
+	$(BIN)/python scripts/compare_figures.py $$fresh --reference figures; \
+	rm -rf $$fresh
 else
 	@echo "no notebooks/*.ipynb yet: notebook run skipped"
 endif
 
-# Browser test (e2e/): JupyterLab on notebooks/ driven by Playwright in Debian's chromium, never
-# a downloaded browser. apt-get runs only when /usr/bin/chromium is missing (needs root or sudo).
-# It writes figures/lab_01.png; its Run All of notebook 03 rewrites figures/03_*.png (same bytes).
+test-notebooks-baseline:
+	@$(MAKE) --no-print-directory test-notebooks NB_ENV="$(ISA_BASELINE)"
+
+# Browser test (e2e/): JupyterLab on notebooks/ driven by pytest-playwright in Debian's chromium,
+# never a downloaded browser. apt-get runs only when /usr/bin/chromium is missing (needs root or
+# sudo). The screenshot (lab_01.png) and the figures of notebook 03's Run All go to a temporary
+# folder; `make e2e E2E_FIGURES_DIR=figures` refreshes the committed screenshot instead.
 CHROMIUM := /usr/bin/chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+E2E_FIGURES_DIR ?=
 
 e2e: $(STAMP)
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) missing: installing Debian's chromium"; \
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }
-	$(BIN)/python -m pytest -p no:cacheprovider e2e/
+	@out=$${E2E_FIGURES_DIR:+$$(realpath -m "$$E2E_FIGURES_DIR")}; \
+	out=$${out:-$$(mktemp -d -t vitexplain-e2e.XXXXXX)}; \
+	echo "browser test; screenshot and figures into $$out"; \
+	VITEXPLAIN_FIGURES_DIR=$$out $(BIN)/python -m pytest -p no:cacheprovider e2e/ \
+	    --screenshot only-on-failure --output $$out/failures
 
 # Each kernel starts in the notebook's own directory (notebooks/), so a notebook writes its
 # figures to ../figures/. The script stores no timings, no widget state, merged streams and no
@@ -95,6 +122,7 @@ endif
 
 lint: $(STAMP)
 	$(BIN)/ruff check $(LINT_DIRS)
+	$(BIN)/ruff format --check $(LINT_DIRS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py

@@ -1,12 +1,15 @@
 """Fixtures of the browser test: a private JupyterLab on notebooks/, Debian's Chromium driven by
-Playwright, and a teardown that leaves no process behind.
+pytest-playwright, and a teardown that leaves no process behind.
 
 Run with `make e2e` (it installs Debian's `chromium` if /usr/bin/chromium is missing). Nothing is
-downloaded by Playwright: the browser is `executable_path=/usr/bin/chromium`.
+downloaded by Playwright: pytest-playwright's `browser` is launched with
+`executable_path=/usr/bin/chromium` (the `browser_type_launch_args` override below), its `page`
+gets our viewport (`browser_context_args`), and `make e2e` asks it for a screenshot of every
+failing test (`--screenshot only-on-failure`).
 
-Everything this session starts carries one temporary directory in its command line (JupyterLab's
-settings dir, the kernels' connection files in its runtime dir, Chromium's user-data dir), so the
-last teardown can check with `pgrep -f <that dir>` that nothing survived.
+Everything JupyterLab starts carries one temporary directory in its command line (its settings
+dir, the kernels' connection files in its runtime dir), so the last teardown can check with
+`pgrep -f <that dir>` that nothing survived, and that pytest has no child process left.
 """
 
 from __future__ import annotations
@@ -28,10 +31,10 @@ from pathlib import Path
 
 import psutil
 import pytest
+from playwright.sync_api import Page
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-FIGURES = ROOT / "figures"
 CHROMIUM = Path(os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium"))
 # This machine's network is closed: without these, Chromium keeps trying to reach Google.
 CHROMIUM_ARGS = [
@@ -219,32 +222,23 @@ def lab(e2e_tmp: Path, request):
 
 
 @pytest.fixture(scope="session")
-def browser_context(e2e_tmp: Path):
-    """Debian's Chromium through Playwright, headless, with a fresh, empty user-data dir."""
+def browser_type_launch_args(browser_type_launch_args: dict, e2e_tmp: Path) -> dict:
+    """Debian's Chromium, never a downloaded one. Depending on e2e_tmp makes the browser start
+    after, and close before, the teardown that checks for left-over processes."""
     if not CHROMIUM.is_file():
         pytest.fail(f"{CHROMIUM} is missing: `make e2e` installs it (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
+    return {**browser_type_launch_args, "executable_path": str(CHROMIUM), "args": CHROMIUM_ARGS}
 
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(e2e_tmp / "chromium-profile"),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport=VIEWPORT,
-            device_scale_factor=1,
-        )
-        try:
-            yield context
-        finally:
-            context.close()
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args: dict) -> dict:
+    return {**browser_context_args, "viewport": VIEWPORT, "device_scale_factor": 1}
 
 
 @pytest.fixture
-def page(browser_context, lab: Lab):
-    """A fresh tab; records every request that would write a notebook back (a save) and, on
-    teardown, shuts down the kernels the tab started (one kernel alive at a time)."""
-    page = browser_context.new_page()
+def page(page: Page, lab: Lab) -> Page:
+    """pytest-playwright's fresh page, which also records every request that would write a
+    notebook back (a save) and, on teardown, shuts down the kernels it started."""
     page.set_default_timeout(30_000)
     page.writes = []
 
@@ -253,9 +247,6 @@ def page(browser_context, lab: Lab):
             page.writes.append(f"{request.method} {request.url.split('?')[0]}")
 
     page.on("request", record)
-    try:
-        yield page
-    finally:
-        page.close()
-        for session in lab.api("sessions"):
-            lab.api(f"sessions/{session['id']}", method="DELETE")
+    yield page
+    for session in lab.api("sessions"):
+        lab.api(f"sessions/{session['id']}", method="DELETE")
