@@ -12,6 +12,10 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 __all__ = [
+    "annotate_cells",
+    "axes_grid",
+    "fixed_figure",
+    "outline_cells",
     "figure_path",
     "FIGURES_DIR_VARIABLE",
     "EMBEDDING_CMAP",
@@ -337,3 +341,121 @@ def figure_to_png(fig: Figure, dpi: int = 100) -> bytes:
     buffer = BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
     return buffer.getvalue()
+
+
+# --- building blocks shared by the figure modules -------------------------------------------------
+
+
+def axes_grid(
+    count: int, ncols: int, figsize: tuple[float, float], **subplots_kw
+) -> tuple[Figure, list[Axes]]:
+    """A constrained-layout figure with ``count`` axes in rows of ``ncols``.
+
+    Slots of the last row that are not needed are removed, so the caller gets exactly ``count``
+    axes, row-major.
+
+    Args:
+        count: number of axes wanted.
+        ncols: axes per row.
+        figsize: figure size in inches.
+        **subplots_kw: passed on to ``Figure.subplots`` (``sharex``, ``width_ratios`` ...).
+
+    Returns:
+        ``(figure, axes)`` with ``len(axes) == count``.
+    """
+    if count < 1 or ncols < 1:
+        raise ValueError(f"axes_grid needs count >= 1 and ncols >= 1, got {count} and {ncols}")
+    ncols = min(ncols, count)
+    nrows = -(-count // ncols)  # ceil
+    fig = Figure(figsize=figsize, layout="constrained")
+    axes = list(fig.subplots(nrows, ncols, squeeze=False, **subplots_kw).ravel())
+    for ax in axes[count:]:
+        fig.delaxes(ax)
+    return fig, axes[:count]
+
+
+def fixed_figure(figsize: tuple[float, float], **margins: float) -> Figure:
+    """A figure with fixed margins and no layout engine.
+
+    For figures that are redrawn often (the Explore sliders, animation frames): a layout engine
+    re-solves the layout at every draw and more than doubles the drawing time, and with fixed
+    margins every frame has the same layout.
+
+    Args:
+        figsize: figure size in inches.
+        **margins: ``left``, ``right``, ``bottom``, ``top``, ``wspace``, ``hspace`` as in
+            ``Figure.subplots_adjust``.
+
+    Returns:
+        The empty figure.
+    """
+    fig = Figure(figsize=figsize)
+    if margins:
+        fig.subplots_adjust(**margins)
+    return fig
+
+
+def annotate_cells(
+    ax: Axes,
+    values,
+    labels: Sequence[str] | None = None,
+    fmt: str = "{:.2f}",
+    cmap: str = PICTURE_CMAP,
+    vmin: float | None = None,
+    vmax: float | None = None,
+    fontsize: float = 8,
+) -> None:
+    """Write a text in every cell of a heat map drawn with ``imshow`` (cell (r, c) at x=c, y=r).
+
+    The text is black on light cells and white on dark ones (:func:`text_colour`).
+
+    Args:
+        ax: the axes of the heat map.
+        values: array of shape (R, C): the values the colours show.
+        labels: R·C texts, row-major; ``fmt.format(value)`` when None.
+        fmt: format of a value when ``labels`` is None.
+        cmap, vmin, vmax: the heat map's colour map and limits (the data's range when None).
+        fontsize: text size.
+    """
+    values = _as_array(values)
+    if values.ndim != 2:
+        raise ValueError(f"values must have shape (R, C), got shape {values.shape}")
+    if labels is not None and len(labels) != values.size:
+        raise ValueError(f"labels has {len(labels)} entries for {values.size} cells")
+    vmin = float(values.min()) if vmin is None else vmin
+    vmax = float(values.max()) if vmax is None else vmax
+    for n, ((r, c), value) in enumerate(np.ndenumerate(values)):
+        text = fmt.format(value) if labels is None else labels[n]
+        colour = text_colour(value, vmin, vmax, cmap)
+        ax.text(c, r, text, ha="center", va="center", fontsize=fontsize, color=colour)
+
+
+def outline_cells(
+    ax: Axes,
+    row: float,
+    col: float,
+    height: float = 1,
+    width: float = 1,
+    colour: str = "orange",
+    lw: float = 3,
+    **kwargs,
+):
+    """Outline a block of cells of an ``imshow`` heat map (cell (r, c) centred at x=c, y=r).
+
+    Args:
+        ax: the axes.
+        row, col: top-left cell of the block.
+        height, width: size of the block in cells.
+        colour: edge colour.
+        lw: line width.
+        **kwargs: passed on to ``matplotlib.patches.Rectangle`` (``linestyle``, ``zorder`` ...).
+
+    Returns:
+        The ``Rectangle`` added to the axes.
+    """
+    from matplotlib.patches import Rectangle
+
+    corner = (col - 0.5, row - 0.5)
+    box = Rectangle(corner, width, height, fill=False, edgecolor=colour, lw=lw, **kwargs)
+    ax.add_patch(box)
+    return box
