@@ -120,3 +120,16 @@ def test_fixed_figure_has_no_layout_engine():
     fig = vx.plotting.fixed_figure((4, 3), left=0.1, right=0.9)
     assert fig.get_layout_engine() is None
     assert fig.subplotpars.left == 0.1 and fig.subplotpars.right == 0.9
+
+
+def test_figures_dir_variable_redirects_saving(tmp_path, monkeypatch):
+    """Under `make test` the notebooks' figures go to VITEXPLAIN_FIGURES_DIR, not figures/."""
+    monkeypatch.setenv("VITEXPLAIN_FIGURES_DIR", str(tmp_path / "fresh"))
+    fig = show_image(np.zeros((4, 6)))
+    written = save_figure(fig, tmp_path / "figures" / "01_x.png")
+    assert written == tmp_path / "fresh" / "01_x.png" and written.is_file()
+    assert not (tmp_path / "figures").exists()
+    frames = [np.zeros((8, 8, 3), np.uint8)] * 2
+    assert save_gif(frames, "figures/05_x.gif") == tmp_path / "fresh" / "05_x.gif"
+    monkeypatch.delenv("VITEXPLAIN_FIGURES_DIR")
+    assert save_figure(fig, tmp_path / "figures" / "01_x.png") == tmp_path / "figures" / "01_x.png"
