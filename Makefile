@@ -52,7 +52,11 @@ setup: $(STAMP)
 # (which would pull a multi-GB CUDA build). The package goes in afterwards with --no-deps:
 # the lock already holds everything it needs.
 $(STAMP): requirements.lock pyproject.toml
-	@test -x $(BIN)/python || { echo "creating $(VENV) with $$($(PYTHON) --version)"; $(PYTHON) -m venv $(VENV); }
+	@test -x $(BIN)/python || { \
+	    $(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { \
+	        echo "$(PYTHON) is $$($(PYTHON) --version 2>&1); the lock needs Python 3.11 or newer" \
+	             "(make ... PYTHON=python3.11)"; exit 1; }; \
+	    echo "creating $(VENV) with $$($(PYTHON) --version)"; $(PYTHON) -m venv $(VENV); }
 	$(BIN)/python -m pip install --disable-pip-version-check -r requirements.lock
 	$(BIN)/python -m pip install --disable-pip-version-check --no-deps --no-build-isolation -e .
 	@# JupyterLab: no news feed, no update check (keys from apputils-extension/notification.json).
