@@ -75,7 +75,7 @@ def _heat_map_bands(
     Returns:
         The figure, with a fixed layout (no layout engine).
     """
-    left, right, top, gap, bottom, bar = 64, 96, 28, 40, 44, 14
+    left, right, top, gap, bottom, bar = 64, 110, 28, 56, 44, 14
     widths = [b["matrix"].shape[1] * column_px for b in bands]
     heights = [b["matrix"].shape[0] * row_px for b in bands]
     width = left + max(widths) + right
@@ -116,14 +116,15 @@ def show_table_bands(
     parts: int = 2,
     title: str | None = None,
     column_px: float = 2,
-    row_px: float = 1.5,
+    row_px: float = 2,
 ) -> Figure:
     """Draw a position-embedding table as ``parts`` bands of columns, every column visible.
 
     Args:
         table: array of shape (L, D), values in [-1, 1].
         parts: number of bands the D columns are split into (stacked top to bottom).
-        title: a title for the first band (the others say which columns they hold).
+        title: a title for the first band (bands also say which columns they hold, when
+            there are several).
         column_px: pixels per column at 100 dpi (at least 1, so no column is dropped).
         row_px: pixels per row (position).
 
@@ -139,6 +140,8 @@ def show_table_bands(
     bands = []
     for n, (c0, c1) in enumerate(zip(edges[:-1], edges[1:], strict=True)):
         label = f"columns {c0}-{c1 - 1}"
+        if title and n == 0:
+            label = title if parts == 1 else f"{title}: {label}"
         bands.append(
             {
                 "matrix": table[:, c0:c1],
@@ -147,7 +150,7 @@ def show_table_bands(
                 "vmax": 1.0,
                 "first_column": int(c0),
                 "colorbar": "value",
-                "title": f"{title}: {label}" if title and n == 0 else label,
+                "title": label,
             }
         )
     return _heat_map_bands(bands, column_px, row_px, "dimension (column)", "position (token)")
@@ -183,6 +186,8 @@ def show_columns(
             np.arange(len(table)),
             table[:, column],
             lw=2.2 - 0.4 * (n % 3),
+            marker="o",
+            markersize=2.5,
             label=f"column {column} ({kind}, period {_period_label(periods[column // 2])})",
         )
     ax.set_xlabel("position (token)")
