@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -53,12 +54,20 @@ def _period_label(period: float) -> str:
 _DPI = 100  # the pixel layouts below are computed for this resolution (that of save_figure)
 
 
+class _Band(NamedTuple):
+    """One heat map of :func:`_heat_map_bands`; bands with the same ``colorbar`` label share one."""
+
+    matrix: np.ndarray  # (R, C)
+    title: str
+    cmap: str
+    vmin: float
+    vmax: float
+    colorbar: str
+    first_column: int = 0  # index of the matrix's first column, for the ticks
+
+
 def _heat_map_bands(
-    bands: Sequence[dict],
-    column_px: float,
-    row_px: float,
-    xlabel: str,
-    ylabel: str,
+    bands: Sequence[_Band], column_px: float, row_px: float, xlabel: str, ylabel: str
 ) -> Figure:
     """Stack heat maps vertically, each at a fixed number of pixels per column and per row.
 
@@ -66,9 +75,7 @@ def _heat_map_bands(
     moire patterns); here every column gets ``column_px`` >= 1 pixels at the figure's 100 dpi.
 
     Args:
-        bands: one dict per heat map with keys ``matrix`` (R, C), ``title``, ``cmap``, ``vmin``,
-            ``vmax``, ``first_column`` (the index of its first column, for the ticks) and
-            ``colorbar`` (a label; bands with the same label share one colour bar).
+        bands: the heat maps, top to bottom.
         column_px, row_px: pixels per column and per row.
         xlabel, ylabel: axis labels (the x label on the last band only).
 
@@ -76,36 +83,30 @@ def _heat_map_bands(
         The figure, with a fixed layout (no layout engine).
     """
     left, right, top, gap, bottom, bar = 64, 110, 28, 56, 44, 14
-    widths = [b["matrix"].shape[1] * column_px for b in bands]
-    heights = [b["matrix"].shape[0] * row_px for b in bands]
+    widths = [band.matrix.shape[1] * column_px for band in bands]
+    heights = [band.matrix.shape[0] * row_px for band in bands]
     width = left + max(widths) + right
     height = top + sum(heights) + gap * (len(bands) - 1) + bottom
     fig = Figure(figsize=(width / _DPI, height / _DPI), dpi=_DPI)
     y = height - top
-    groups: dict[str, list] = {}
+    groups: dict[str, list] = {}  # colour bar label -> [(image, bottom, height) of its bands]
     for band, w, h in zip(bands, widths, heights, strict=True):
         y -= h
         ax = fig.add_axes((left / width, y / height, w / width, h / height))
-        rows, cols = band["matrix"].shape
-        c0 = band.get("first_column", 0)
+        (rows, cols), c0 = band.matrix.shape, band.first_column
+        extent = (c0 - 0.5, c0 + cols - 0.5, rows - 0.5, -0.5)
+        colours = {"cmap": band.cmap, "vmin": band.vmin, "vmax": band.vmax}
         im = ax.imshow(
-            band["matrix"],
-            cmap=band["cmap"],
-            vmin=band["vmin"],
-            vmax=band["vmax"],
-            aspect="auto",
-            interpolation="nearest",
-            extent=(c0 - 0.5, c0 + cols - 0.5, rows - 0.5, -0.5),
+            band.matrix, **colours, aspect="auto", interpolation="nearest", extent=extent
         )
-        ax.set_title(band["title"], fontsize=10)
+        ax.set_title(band.title, fontsize=10)
         ax.set_ylabel(ylabel)
-        groups.setdefault(band["colorbar"], []).append((im, y, h))
+        groups.setdefault(band.colorbar, []).append((im, y, h))
         y -= gap
     ax.set_xlabel(xlabel)
+    x0 = (left + max(widths) + 12) / width
     for label, members in groups.items():
-        low = min(m[1] for m in members)
-        high = max(m[1] + m[2] for m in members)
-        x0 = (left + max(widths) + 12) / width
+        low, high = min(m[1] for m in members), max(m[1] + m[2] for m in members)
         cax = fig.add_axes((x0, low / height, bar / width, (high - low) / height))
         fig.colorbar(members[0][0], cax=cax, label=label)
     return fig
@@ -142,17 +143,8 @@ def show_table_bands(
         label = f"columns {c0}-{c1 - 1}"
         if title and n == 0:
             label = title if parts == 1 else f"{title}: {label}"
-        bands.append(
-            {
-                "matrix": table[:, c0:c1],
-                "cmap": EMBEDDING_CMAP,
-                "vmin": -1.0,
-                "vmax": 1.0,
-                "first_column": int(c0),
-                "colorbar": "value",
-                "title": label,
-            }
-        )
+        band = _Band(table[:, c0:c1], label, EMBEDDING_CMAP, -1.0, 1.0, "value", int(c0))
+        bands.append(band)
     return _heat_map_bands(bands, column_px, row_px, "dimension (column)", "position (token)")
 
 
@@ -221,30 +213,9 @@ def show_tokens_plus_embedding(
             f"and {embedding.shape}"
         )
     bands = [
-        {
-            "matrix": tokens,
-            "title": "tokens",
-            "cmap": PICTURE_CMAP,
-            "vmin": 0,
-            "vmax": 1,
-            "colorbar": "grey level",
-        },
-        {
-            "matrix": embedding,
-            "title": "position embedding",
-            "cmap": EMBEDDING_CMAP,
-            "vmin": -1,
-            "vmax": 1,
-            "colorbar": "value",
-        },
-        {
-            "matrix": tokens + embedding,
-            "title": "tokens + embedding",
-            "cmap": PICTURE_CMAP,
-            "vmin": -1,
-            "vmax": 2,
-            "colorbar": "sum",
-        },
+        _Band(tokens, "tokens", PICTURE_CMAP, 0, 1, "grey level"),
+        _Band(embedding, "position embedding", EMBEDDING_CMAP, -1, 1, "value"),
+        _Band(tokens + embedding, "tokens + embedding", PICTURE_CMAP, -1, 2, "sum"),
     ]
     fig = _heat_map_bands(bands, column_px, row_px, "element of the token", "token")
     ticks = sorted({0, *range(4, len(tokens), 5)})
