@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from vitexplain import (
+    SIMILARITY_CMAP,
     figure_to_array,
     load_mountains,
     sinusoid_encoding,
@@ -21,10 +22,42 @@ def test_tokens_plus_embedding_draws_three_matrices_with_their_limits():
     assert [im.get_clim() for im in images] == [(0, 1), (-1, 1), (-1, 2)]
     assert images[0].get_cmap().name == "Purples_r"
     assert np.allclose(images[2].get_array(), tokens + pe)
-    assert [ax.get_title() for ax in fig.axes[:3] if ax.images] == [
+    assert [ax.get_title() for ax in fig.axes if ax.images] == [
         "tokens", "position embedding", "tokens + embedding"]  # fmt: skip
+    # every one of the 400 columns gets 2 pixels: no column is dropped (no moire)
+    pixels = [ax.get_window_extent().width for ax in fig.axes[:3]]
+    assert np.allclose(pixels, 800, atol=1)
     with pytest.raises(ValueError, match=r"\(15, 400\) and \(15, 399\)"):
         show_tokens_plus_embedding(tokens, pe[:, :-1])
+
+
+def test_table_bands_give_every_column_its_pixels():
+    from vitexplain import show_table_bands
+
+    table = sinusoid_encoding(176, 768).numpy()
+    fig = show_table_bands(table, parts=2, title="PE")
+    bands = [ax for ax in fig.axes if ax.images]
+    assert len(bands) == 2 and len(fig.axes) == 3  # two bands, one colour bar
+    assert np.array_equal(bands[1].images[0].get_array(), table[:, 384:])
+    assert bands[1].images[0].get_extent() == [383.5, 767.5, 175.5, -0.5]  # true column indices
+    assert all(ax.images[0].get_clim() == (-1.0, 1.0) for ax in bands)
+    assert [ax.get_title() for ax in bands] == ["PE: columns 0-383", "columns 384-767"]
+    assert all(ax.get_window_extent().width >= 384 for ax in bands)  # >= 1 pixel per column
+    assert figure_to_array(fig).shape[1] >= 768
+    with pytest.raises(ValueError, match="parts"):
+        show_table_bands(table, parts=0)
+
+
+def test_columns_are_drawn_against_the_position():
+    from vitexplain import show_columns
+
+    table = sinusoid_encoding(176, 768).numpy()
+    ax = show_columns(table, [0, 51, 400]).axes[0]
+    assert len(ax.lines) == 3 and np.array_equal(ax.lines[1].get_ydata(), table[:, 51])
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels[0] == "column 0 (sin, period 6.3)" and labels[1].startswith("column 51 (cos")
+    with pytest.raises(ValueError, match="768"):
+        show_columns(table, [768])
 
 
 def test_embedding_bases_one_panel_per_base_and_one_colour_bar():
@@ -86,7 +119,8 @@ def test_similarity_figure_draws_the_matrix_and_its_rows_by_offset():
     fig = show_similarity(sim, starts=(0, 30))
     matrix_ax, curve_ax = fig.axes[0], fig.axes[1]
     assert np.array_equal(matrix_ax.images[0].get_array(), sim)
-    assert matrix_ax.images[0].get_clim() == (-1.0, 1.0)
+    assert matrix_ax.images[0].get_clim() == (sim.min(), sim.max())
+    assert matrix_ax.images[0].get_cmap().name == SIMILARITY_CMAP
     first, second = curve_ax.lines
     assert np.array_equal(first.get_xdata(), np.arange(60)) and first.get_ydata()[5] == sim[0, 5]
     assert second.get_xdata()[0] == -30 and second.get_ydata()[0] == sim[30, 0]
@@ -109,6 +143,7 @@ def test_grid_similarity_labels_every_patch_and_outlines_the_reference():
     assert box.get_xy() == (3.5, -0.5)  # patch 5: row 0, column 4
     assert [ax.get_title() for ax in fig.axes[1:3]] == ["1D", "2D"]
     assert fig.axes[1].images[0].get_clim() == (0.0, 1.0)
+    assert fig.axes[1].images[0].get_cmap().name == SIMILARITY_CMAP
     with pytest.raises(ValueError, match="15"):
         show_grid_similarity([one], ["1D"], reference=15)
 

@@ -3,6 +3,8 @@ import math
 import numpy as np
 import pytest
 import torch
+from PIL import Image
+from reference import sinusoid_encoding_loop
 
 from vitexplain import (
     clock_frequencies,
@@ -17,24 +19,13 @@ from vitexplain import (
 )
 
 
-def _encoding_by_loops(num_tokens, dim, base=10000.0):
-    """The formula, one element at a time."""
-    table = np.zeros((num_tokens, dim))
-    for pos in range(num_tokens):
-        for j in range(dim):
-            i = j // 2
-            angle = pos / base ** (2 * i / dim)
-            table[pos, j] = math.sin(angle) if j % 2 == 0 else math.cos(angle)
-    return torch.tensor(table)
-
-
 @pytest.mark.parametrize(
     "n, d, base", [(176, 768, 1e4), (15, 400, 1e4), (20, 7, 1e2), (50, 16, 1e8)]
 )
 def test_sinusoid_encoding_matches_the_formula(n, d, base):
     table = sinusoid_encoding(n, d, base)
     assert table.dtype == torch.float32 and table.shape == (n, d)
-    assert torch.allclose(table.double(), _encoding_by_loops(n, d, base), atol=1e-7)
+    assert torch.allclose(table.double(), sinusoid_encoding_loop(n, d, base), atol=1e-7)
 
 
 def test_sinusoid_encoding_spans_minus_one_to_one():
@@ -102,6 +93,40 @@ def test_resize_pos_embed():
     assert torch.allclose(flat.view(3, 9), torch.arange(3.0)[:, None].expand(3, 9), atol=1e-6)
     with pytest.raises(ValueError, match="16 tokens"):
         resize_pos_embed(with_cls, (3, 5), (6, 10))
+    with pytest.raises(TypeError, match="antialias"):
+        resize_pos_embed(with_cls, (3, 5), (6, 10), num_prefix_tokens=1, antialias="yes")
+
+
+def _resize_with_pil(grid: torch.Tensor, size: tuple[int, int]) -> torch.Tensor:
+    """Each channel of an (H, W, D) grid resized on its own by PIL's bicubic filter."""
+    channels = [
+        np.asarray(Image.fromarray(grid[:, :, c].numpy(), mode="F").resize(size[::-1], 3))
+        for c in range(grid.shape[2])
+    ]  # Image.BICUBIC == 3: PIL widens the kernel when it shrinks, as timm's antialias does
+    return torch.tensor(np.stack(channels, axis=-1))  # (H', W', D)
+
+
+@pytest.mark.parametrize("new_grid", [(6, 10), (2, 3), (1, 2), (3, 9), (5, 2)])
+def test_resize_pos_embed_antialiased_is_pils_bicubic(new_grid):
+    grid = torch.randn(3, 5, 4)  # (H, W, D)
+    resized = resize_pos_embed(grid.reshape(15, 4), (3, 5), new_grid)  # (H'W', D)
+    reference = _resize_with_pil(grid, new_grid)
+    assert torch.allclose(resized.view(*new_grid, 4), reference, atol=1e-5)
+
+
+def test_resize_pos_embed_antialias_filters_when_shrinking():
+    # A column pattern +1, -1, +1, ... (the fastest possible) shrunk from 8 to 3 columns: plain
+    # bicubic sampling picks (nearly) single columns and keeps large values, the antialiased
+    # resize averages neighbours and keeps little of a pattern the small grid cannot hold.
+    stripes = torch.tensor([1.0, -1.0]).repeat(4).expand(4, 8).reshape(32, 1)  # (H*W, 1)
+    plain = resize_pos_embed(stripes, (4, 8), (4, 3), antialias=False)
+    filtered = resize_pos_embed(stripes, (4, 8), (4, 3))
+    assert plain.abs().max() > 0.5 and filtered.abs().max() < 0.2
+    # Growing the grid, both keep a constant embedding constant.
+    ones = torch.ones(15, 3)
+    for antialias in (True, False):
+        grown = resize_pos_embed(ones, (3, 5), (7, 11), antialias=antialias)
+        assert torch.allclose(grown, torch.ones(77, 3), atol=1e-6)
 
 
 @pytest.mark.parametrize(
@@ -110,6 +135,8 @@ def test_resize_pos_embed():
      (lambda: sinusoid_encoding(4, 0), ValueError, "0"),
      (lambda: sinusoid_encoding(4, 8, base=1.0), ValueError, "1.0"),
      (lambda: sinusoid_encoding(4.5, 8), TypeError, "4.5"),
+     (lambda: sinusoid_encoding(4, 8, base=float("nan")), ValueError, "nan"),
+     (lambda: clock_frequencies(8, base=True), TypeError, "True"),
      (lambda: relative_rotation(1, 7), ValueError, "7"),
      (lambda: sinusoid_encoding_2d((3, 5), 15), ValueError, "15"),
      (lambda: clock_periods(8, base="big"), TypeError, "big"),
@@ -121,6 +148,10 @@ def test_resize_pos_embed():
 def test_position_rejects_bad_input(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_base_may_be_a_numpy_number():
+    assert torch.equal(sinusoid_encoding(5, 8, base=np.float64(100)), sinusoid_encoding(5, 8, 100))
 
 
 def test_clock_frequencies_are_the_columns_angular_speeds():

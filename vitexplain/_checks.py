@@ -100,3 +100,31 @@ def check_image_batch(
             f"{img_size[0]}, {img_size[1]}): {c} channels of {h} x {w}"
         )
     return x
+
+
+def check_number(
+    name: str, value: object, minimum: float | None = None, inclusive: bool = True
+) -> float:
+    """Return ``value`` as a float if it is a finite real number at (or above) ``minimum``.
+
+    Args:
+        name: argument name used in the message.
+        value: the value to check (int, float or a numpy real scalar; not a bool).
+        minimum: smallest allowed value, or None for no bound.
+        inclusive: whether ``minimum`` itself is allowed.
+
+    Returns:
+        The value as a Python float.
+    """
+    import math
+    from numbers import Real  # int, float and numpy's real scalars
+
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a number, got {value!r} of type {type(value).__name__}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be finite, got {number}")
+    if minimum is not None and (number < minimum or (number == minimum and not inclusive)):
+        relation = "at least" if inclusive else "greater than"
+        raise ValueError(f"{name} must be {relation} {minimum}, got {number}")
+    return number

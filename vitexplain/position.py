@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from einops import rearrange
 
-from ._checks import check_int, check_size2, check_tensor
+from ._checks import check_int, check_number, check_size2, check_tensor
 
 __all__ = [
     "clock_frequencies",
@@ -27,14 +27,6 @@ __all__ = [
     "sinusoid_encoding_2d",
     "toeplitz_error",
 ]
-
-
-def _check_base(base: float) -> float:
-    if isinstance(base, bool) or not isinstance(base, (int, float)):
-        raise TypeError(f"base must be a number, got {base!r}")
-    if not base > 1:
-        raise ValueError(f"base must be greater than 1, got {base}")
-    return float(base)
 
 
 def _frequencies(dim: int, base: float) -> torch.Tensor:
@@ -58,7 +50,7 @@ def sinusoid_encoding(num_tokens: int, dim: int, base: float = 10000.0) -> torch
         Tensor of shape (L, D) in torch's default dtype, computed in float64.
     """
     num_tokens, dim = check_int("num_tokens", num_tokens), check_int("dim", dim)
-    base = _check_base(base)
+    base = check_number("base", base, minimum=1, inclusive=False)
     pos = torch.arange(num_tokens, dtype=torch.float64)[:, None]  # (L, 1)
     angles = pos * _frequencies(dim, base)  # (L, D)
     even = torch.arange(dim) % 2 == 0
@@ -77,7 +69,7 @@ def clock_periods(dim: int, base: float = 10000.0) -> np.ndarray:
         Array of shape (ceil(D / 2),), increasing from 2 pi.
     """
     dim = check_int("dim", dim)
-    base = _check_base(base)
+    base = check_number("base", base, minimum=1, inclusive=False)
     i = np.arange(math.ceil(dim / 2))
     return 2 * np.pi * base ** (2 * i / dim)
 
@@ -99,7 +91,7 @@ def relative_rotation(offset: float, dim: int, base: float = 10000.0) -> torch.T
     dim = check_int("dim", dim)
     if dim % 2:
         raise ValueError(f"dim must be even for the rotation identity, got {dim}")
-    base = _check_base(base)
+    base = check_number("base", base, minimum=1, inclusive=False)
     angle = offset * _frequencies(dim, base)[::2]  # (D/2,)
     cos, sin = torch.cos(angle), torch.sin(angle)
     rows = [torch.stack([cos, sin], -1), torch.stack([-sin, cos], -1)]  # two (D/2, 2) rows
@@ -143,18 +135,25 @@ def resize_pos_embed(
     old_grid: int | tuple[int, int],
     new_grid: int | tuple[int, int],
     num_prefix_tokens: int = 0,
+    antialias: bool = True,
 ) -> torch.Tensor:
-    """Resample a position embedding to a new token grid by bicubic interpolation, as timm does.
+    """Resample a position embedding to a new token grid, bicubically, as timm does.
 
     A ViT trained on one image size meets another at fine-tuning time: its learned embedding is a
     (H, W) grid of vectors, which is interpolated like an image with D channels. Prefix tokens
-    (the class token) have no place on the grid and are kept as they are.
+    (the class token) have no place on the grid and are kept as they are. The defaults are those
+    of timm's ``resample_abs_pos_embed`` (bicubic, ``antialias=True``): when the grid shrinks, the
+    bicubic kernel is widened so that every old cell contributes (a low-pass filter, as PIL's
+    resize does); PyTorch's antialiased bicubic also uses PIL's kernel (a = -0.5 instead of
+    -0.75) when the grid grows. The official ViT code (Dosovitskiy et al., 2020) resizes linearly
+    instead, with ``scipy.ndimage.zoom(order=1)``.
 
     Args:
         pos_embed: shape (num_prefix_tokens + H * W, D) or (1, num_prefix_tokens + H * W, D).
         old_grid: (H, W) of the grid ``pos_embed`` was made for.
         new_grid: (H', W') of the new grid.
         num_prefix_tokens: leading tokens that are not on the grid.
+        antialias: filter when shrinking (timm's default); False gives plain bicubic sampling.
 
     Returns:
         Tensor of shape (num_prefix_tokens + H' * W', D), with a leading 1 if the input had one.
@@ -166,6 +165,8 @@ def resize_pos_embed(
         )
     (h, w), (nh, nw) = check_size2("old_grid", old_grid), check_size2("new_grid", new_grid)
     num_prefix_tokens = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
+    if not isinstance(antialias, bool):
+        raise TypeError(f"antialias must be a bool, got {antialias!r}")
     table = pos_embed.reshape(-1, pos_embed.shape[-1])  # (N, D)
     if table.shape[0] != num_prefix_tokens + h * w:
         raise ValueError(
@@ -173,7 +174,7 @@ def resize_pos_embed(
         )
     prefix, grid = table[:num_prefix_tokens], table[num_prefix_tokens:]
     grid = rearrange(grid, "(h w) d -> 1 d h w", h=h)  # the grid as a D-channel image
-    grid = F.interpolate(grid, size=(nh, nw), mode="bicubic", align_corners=False)
+    grid = F.interpolate(grid, size=(nh, nw), mode="bicubic", antialias=antialias)
     out = torch.cat([prefix, rearrange(grid, "1 d h w -> (h w) d")])  # (P + H'W', D)
     return out[None] if pos_embed.ndim == 3 else out
 
@@ -191,7 +192,7 @@ def clock_frequencies(dim: int, base: float = 10000.0) -> np.ndarray:
         Array of shape (ceil(D / 2),), decreasing from 1 to about 1 / base.
     """
     dim = check_int("dim", dim)
-    base = _check_base(base)
+    base = check_number("base", base, minimum=1, inclusive=False)
     i = np.arange(math.ceil(dim / 2))
     return base ** (-2 * i / dim)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -12,6 +13,7 @@ from matplotlib.figure import Figure
 from ..position import clock_pairs, clock_periods, sinusoid_encoding
 from .core import (
     EMBEDDING_CMAP,
+    PICTURE_CMAP,
     _as_array,
     new_axes,
     show_embedding,
@@ -22,17 +24,21 @@ from .core import (
 
 __all__ = [
     "POSITION_CMAP",
+    "SIMILARITY_CMAP",
     "show_clock_explorer",
     "show_clocks",
+    "show_columns",
     "show_embedding_bases",
     "show_frequencies",
     "show_grid_similarity",
     "show_resized_embedding",
     "show_similarity",
+    "show_table_bands",
     "show_tokens_plus_embedding",
 ]
 
 POSITION_CMAP = "viridis"  # the colour of a position along the sequence (the clocks)
+SIMILARITY_CMAP = "cividis"  # cosine similarity, in every figure of notebook 03
 
 
 def _base_label(base: float) -> str:
@@ -45,17 +51,157 @@ def _period_label(period: float) -> str:
     return f"{period:.1f}" if period < 1000 else f"{period:,.0f}"
 
 
+_DPI = 100  # the pixel layouts below are computed for this resolution (that of save_figure)
+
+
+class _Band(NamedTuple):
+    """One heat map of :func:`_heat_map_bands`; bands with the same ``colorbar`` label share one."""
+
+    matrix: np.ndarray  # (R, C)
+    title: str
+    cmap: str
+    vmin: float
+    vmax: float
+    colorbar: str
+    first_column: int = 0  # index of the matrix's first column, for the ticks
+
+
+def _heat_map_bands(
+    bands: Sequence[_Band], column_px: float, row_px: float, xlabel: str, ylabel: str
+) -> Figure:
+    """Stack heat maps vertically, each at a fixed number of pixels per column and per row.
+
+    A table of many columns drawn into fewer pixels aliases (columns are dropped or merged into
+    moire patterns); here every column gets ``column_px`` >= 1 pixels at the figure's 100 dpi.
+
+    Args:
+        bands: the heat maps, top to bottom.
+        column_px, row_px: pixels per column and per row.
+        xlabel, ylabel: axis labels (the x label on the last band only).
+
+    Returns:
+        The figure, with a fixed layout (no layout engine).
+    """
+    left, right, top, gap, bottom, bar = 64, 110, 28, 56, 44, 14
+    widths = [band.matrix.shape[1] * column_px for band in bands]
+    heights = [band.matrix.shape[0] * row_px for band in bands]
+    width = left + max(widths) + right
+    height = top + sum(heights) + gap * (len(bands) - 1) + bottom
+    fig = Figure(figsize=(width / _DPI, height / _DPI), dpi=_DPI)
+    y = height - top
+    groups: dict[str, list] = {}  # colour bar label -> [(image, bottom, height) of its bands]
+    for band, w, h in zip(bands, widths, heights, strict=True):
+        y -= h
+        ax = fig.add_axes((left / width, y / height, w / width, h / height))
+        (rows, cols), c0 = band.matrix.shape, band.first_column
+        extent = (c0 - 0.5, c0 + cols - 0.5, rows - 0.5, -0.5)
+        colours = {"cmap": band.cmap, "vmin": band.vmin, "vmax": band.vmax}
+        im = ax.imshow(
+            band.matrix, **colours, aspect="auto", interpolation="nearest", extent=extent
+        )
+        ax.set_title(band.title, fontsize=10)
+        ax.set_ylabel(ylabel)
+        groups.setdefault(band.colorbar, []).append((im, y, h))
+        y -= gap
+    ax.set_xlabel(xlabel)
+    x0 = (left + max(widths) + 12) / width
+    for label, members in groups.items():
+        low, high = min(m[1] for m in members), max(m[1] + m[2] for m in members)
+        cax = fig.add_axes((x0, low / height, bar / width, (high - low) / height))
+        fig.colorbar(members[0][0], cax=cax, label=label)
+    return fig
+
+
+def show_table_bands(
+    table: np.ndarray | torch.Tensor,
+    parts: int = 2,
+    title: str | None = None,
+    column_px: float = 2,
+    row_px: float = 2,
+) -> Figure:
+    """Draw a position-embedding table as ``parts`` bands of columns, every column visible.
+
+    Args:
+        table: array of shape (L, D), values in [-1, 1].
+        parts: number of bands the D columns are split into (stacked top to bottom).
+        title: a title for the first band (bands also say which columns they hold, when
+            there are several).
+        column_px: pixels per column at 100 dpi (at least 1, so no column is dropped).
+        row_px: pixels per row (position).
+
+    Returns:
+        The figure: ``parts`` heat maps (diverging map, limits -1..1) sharing one colour bar.
+    """
+    table = _as_array(table)
+    if table.ndim != 2:
+        raise ValueError(f"table must have shape (L, D), got shape {table.shape}")
+    if not 1 <= parts <= table.shape[1] or column_px < 1:
+        raise ValueError(f"need 1 <= parts <= D and column_px >= 1, got {parts} and {column_px}")
+    edges = np.linspace(0, table.shape[1], parts + 1).round().astype(int)
+    bands = []
+    for n, (c0, c1) in enumerate(zip(edges[:-1], edges[1:], strict=True)):
+        label = f"columns {c0}-{c1 - 1}"
+        if title and n == 0:
+            label = title if parts == 1 else f"{title}: {label}"
+        band = _Band(table[:, c0:c1], label, EMBEDDING_CMAP, -1.0, 1.0, "value", int(c0))
+        bands.append(band)
+    return _heat_map_bands(bands, column_px, row_px, "dimension (column)", "position (token)")
+
+
+def show_columns(
+    table: np.ndarray | torch.Tensor,
+    columns: Sequence[int],
+    base: float = 10000.0,
+    figsize: tuple[float, float] = (9, 3.2),
+) -> Figure:
+    """Plot chosen columns of a sinusoidal table against the position, one curve each.
+
+    Args:
+        table: array of shape (L, D), ``sinusoid_encoding(L, D, base)``.
+        columns: the columns to plot.
+        base: the base the table was made with (for the periods in the legend).
+        figsize: size of the figure.
+
+    Returns:
+        The figure: one line per column, labelled with its pair and that pair's period in tokens.
+    """
+    table = _as_array(table)
+    if table.ndim != 2 or not columns or not all(0 <= c < table.shape[1] for c in columns):
+        raise ValueError(
+            f"columns must be indices in [0, {table.shape[-1]}) of an (L, D) table, got {columns}"
+        )
+    periods = clock_periods(table.shape[1], base)
+    fig, ax = new_axes(None, figsize)
+    for n, column in enumerate(columns):
+        kind = "sin" if column % 2 == 0 else "cos"
+        ax.plot(
+            np.arange(len(table)),
+            table[:, column],
+            lw=2.2 - 0.4 * (n % 3),
+            marker="o",
+            markersize=2.5,
+            label=f"column {column} ({kind}, period {_period_label(periods[column // 2])})",
+        )
+    ax.set_xlabel("position (token)")
+    ax.set_ylabel("value")
+    ax.set_ylim(-1.1, 1.1)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    return fig
+
+
 def show_tokens_plus_embedding(
     tokens: np.ndarray | torch.Tensor,
     embedding: np.ndarray | torch.Tensor,
-    figsize: tuple[float, float] = (9, 3),
+    column_px: float = 2,
+    row_px: float = 8,
 ) -> Figure:
-    """Draw the tokens, a position embedding of the same shape, and their sum, side by side.
+    """Draw the tokens, a position embedding of the same shape, and their sum, one above the other.
 
     Args:
         tokens: array of shape (N, D), values in [0, 1] (drawn in ``Purples_r``, limits 0..1).
         embedding: array of shape (N, D), values in [-1, 1] (diverging map, limits -1..1).
-        figsize: size of the figure.
+        column_px, row_px: pixels per column (at least 1) and per row, at 100 dpi.
 
     Returns:
         The figure: three heat maps, each with its colour bar; the sum is drawn with limits -1..2.
@@ -66,16 +212,15 @@ def show_tokens_plus_embedding(
             f"tokens and embedding must have the same shape (N, D), got {tokens.shape} "
             f"and {embedding.shape}"
         )
-    fig = Figure(figsize=figsize, layout="constrained")
-    axes = fig.subplots(1, 3, sharey=True)
-    xlabel = "element of the token"
-    show_matrix(tokens, ax=axes[0], title="tokens", xlabel=xlabel, ylabel="token (1-based)",
-                vmin=0, vmax=1, colorbar=True)  # fmt: skip
-    show_embedding(embedding, ax=axes[1], title="position embedding", xlabel=xlabel, ylabel="")
-    show_matrix(tokens + embedding, ax=axes[2], title="tokens + embedding", xlabel=xlabel,
-                vmin=-1, vmax=2, colorbar=True)  # fmt: skip
+    bands = [
+        _Band(tokens, "tokens", PICTURE_CMAP, 0, 1, "grey level"),
+        _Band(embedding, "position embedding", EMBEDDING_CMAP, -1, 1, "value"),
+        _Band(tokens + embedding, "tokens + embedding", PICTURE_CMAP, -1, 2, "sum"),
+    ]
+    fig = _heat_map_bands(bands, column_px, row_px, "element of the token", "token")
     ticks = sorted({0, *range(4, len(tokens), 5)})
-    axes[0].set_yticks(ticks, [str(t + 1) for t in ticks])
+    for ax in fig.axes[:3]:
+        ax.set_yticks(ticks, [str(t + 1) for t in ticks])
     return fig
 
 
@@ -227,7 +372,8 @@ def show_similarity(
         figsize: size of the figure.
 
     Returns:
-        The figure: the matrix (diverging map, limits -1..1, colour bar) and one curve per start.
+        The figure: the matrix (``SIMILARITY_CMAP``, the data's range, colour bar) and one curve
+        per start.
     """
     similarity = _as_array(similarity)
     n = similarity.shape[0]
@@ -237,9 +383,16 @@ def show_similarity(
         raise ValueError(f"starts must be positions in [0, {n}), got {starts}")
     fig = Figure(figsize=figsize, layout="constrained")
     left, right = fig.subplots(1, 2, width_ratios=[1, 1.3])
-    show_matrix(similarity, ax=left, cmap=EMBEDDING_CMAP, vmin=-1, vmax=1, colorbar=True,
-                aspect="equal", title="similarity of PE(a) and PE(b)",
-                xlabel="position b", ylabel="position a")  # fmt: skip
+    show_matrix(
+        similarity,
+        ax=left,
+        cmap=SIMILARITY_CMAP,
+        aspect="equal",
+        title="similarity of PE(a) and PE(b)",
+        xlabel="position b",
+        ylabel="position a",
+    )
+    fig.colorbar(left.images[0], ax=left, shrink=0.8, label="cosine similarity")
     styles = ["-", "--", ":", "-."]
     for n_curve, a in enumerate(starts):
         offsets = np.arange(-a, n - a)
@@ -293,10 +446,10 @@ def show_grid_similarity(
     vmin, vmax = min(float(m.min()) for m in maps), max(float(m.max()) for m in maps)
     r0, c0 = divmod(reference, cols)
     for ax, values, title in zip(axes, maps, titles, strict=True):
-        im = ax.imshow(values, cmap=POSITION_CMAP, vmin=vmin, vmax=vmax, interpolation="nearest")
+        im = ax.imshow(values, cmap=SIMILARITY_CMAP, vmin=vmin, vmax=vmax, interpolation="nearest")
         for (r, c), v in np.ndenumerate(values):
             ax.text(c, r, f"{r * cols + c + 1}\n{v:.2f}", ha="center", va="center", fontsize=8,
-                    color=text_colour(v, vmin, vmax, POSITION_CMAP))  # fmt: skip
+                    color=text_colour(v, vmin, vmax, SIMILARITY_CMAP))  # fmt: skip
         ax.add_patch(Rectangle((c0 - 0.5, r0 - 0.5), 1, 1, fill=False, edgecolor="orange", lw=3))
         ax.set_xticks(range(cols))
         ax.set_yticks(range(rows))
