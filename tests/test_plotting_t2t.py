@@ -48,7 +48,7 @@ def test_fold_reconstruction_draws_three_panels_with_colour_bars():
 
     from vitexplain import overlap_count, show_fold_reconstruction
 
-    counts = overlap_count((60, 100), 20, 10, 5)
+    counts = overlap_count(60, 100, 20, 10, 5)
     image = torch.tensor(load_mountains(), dtype=torch.float32)
     fig = show_fold_reconstruction(image * counts, counts, image)
     assert len(fig.axes) == 6  # three panels, three colour bars
@@ -71,7 +71,7 @@ def test_softsplit_coverage_outlines_every_patch_and_counts_overlaps():
     picture, counts = fig.axes[:2]  # then their two colour bars
     (outlines,) = [c for c in picture.collections if isinstance(c, LineCollection)]
     assert len(outlines.get_segments()) == 60
-    assert np.array_equal(counts.images[0].get_array(), overlap_count((70, 110), 20, 10, 0).numpy())
+    assert np.array_equal(counts.images[0].get_array(), overlap_count(70, 110, 20, 10, 0).numpy())
     # s = k: no overlap; the last 5 rows and columns of the picture fall outside the 3 x 5 patches
     fig = show_softsplit_coverage(load_mountains(), 20, 20, 5)
     assert "3 x 5 = 15 tokens" in fig.get_suptitle()

@@ -7,8 +7,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .._checks import check_int
-from ..patches import count_tokens
-from ..t2t import overlap_count, soft_split_boxes
+from ..patches import count_tokens, overlap_count, soft_split_boxes
 from .core import _as_array, show_image
 
 __all__ = [
@@ -249,7 +248,7 @@ def show_softsplit_coverage(
     else:
         top.set_title(f"{n} patches: too many to outline (the counts below show them)",
                       fontsize=9)  # fmt: skip
-    counts = overlap_count(padded.shape, k, s, 0).numpy()  # (H + 2p, W + 2p)
+    counts = overlap_count(*padded.shape, k, s, 0).numpy()  # (H + 2p, W + 2p)
     im = bottom.imshow(counts, cmap="viridis", vmin=0, interpolation="nearest")
     fig.colorbar(im, ax=bottom, shrink=0.8, label="patches", ticks=MaxNLocator(integer=True))
     for ax in (top, bottom):
