@@ -9,25 +9,33 @@ from vitexplain import (
 )
 
 
-def _softsplit_rectangles(fig):
-    """The patch outlines of a soft-split frame: the white rectangles (not the orange edge)."""
-    return [p for p in fig.axes[0].patches if p.get_edgecolor()[:3] == (1.0, 1.0, 1.0)]
+def test_softsplit_frame_tints_earlier_patches_and_shades_the_overlap():
+    from matplotlib.patches import PathPatch
 
-
-def test_softsplit_frame_draws_current_solid_and_earlier_dotted():
-    from vitexplain import show_softsplit_frame
+    from vitexplain import overlap_count, show_softsplit_frame
 
     fig = show_softsplit_frame(load_mountains(), 20, 10, 5, current=12)
-    rects = _softsplit_rectangles(fig)
-    assert len(rects) == 60
-    visible = [r for r in rects if r.get_visible()]
-    assert len(visible) == 13  # patches 1..13 (0-based 0..12)
-    assert [r.get_linestyle() for r in visible] == [":"] * 12 + ["-"]
-    assert visible[-1].get_xy() == (2 * 10 - 0.5, 1 * 10 - 0.5)  # row 1, column 2 (0-based)
-    assert visible[-1].get_width() == visible[-1].get_height() == 20
-    assert fig.axes[0].get_title(loc="left") == "patch 13 of 60 (row 2, column 3)"
-    assert fig.axes[0].images[0].get_array().shape == (70, 110)  # the padded picture
-    assert fig.axes[0].get_xlim() == (-0.5, 109.5)
+    ax = fig.axes[0]
+    tints = [p for p in ax.patches if p.get_zorder() == 0.6]  # one per patch
+    assert len(tints) == 60 and [t.get_visible() for t in tints] == [True] * 12 + [False] * 48
+    outlines = [p for p in ax.patches if p.get_zorder() in (2.7, 2.8)]  # black halo, yellow line
+    assert [o.get_edgecolor()[:3] for o in outlines] == [(0.0, 0.0, 0.0), (1.0, 212 / 255, 0.0)]
+    assert all(o.get_xy() == (2 * 10 - 0.5, 1 * 10 - 0.5) for o in outlines)  # row 1, column 2
+    assert all(o.get_width() == o.get_height() == 20 for o in outlines)
+    # the shaded overlap: the pixels of patch 13 that patches 1..12 already cover (brute force)
+    (overlap,) = [p for p in ax.patches if isinstance(p, PathPatch)]
+    covered = np.zeros((70, 110), bool)
+    for r, c in [(0, c) for c in range(10)] + [(1, 0), (1, 1)]:
+        covered[10 * r : 10 * r + 20, 10 * c : 10 * c + 20] = True
+    centres = [(x, y) for y in range(10, 30) for x in range(20, 40)]  # pixel centres of patch 13
+    inside = overlap.get_path().contains_points(centres).reshape(20, 20)
+    assert np.array_equal(inside, covered[10:30, 20:40])
+    assert inside.sum() == 300  # the top half (from row 1) and the left half (from patch 12)
+    before = overlap_count(70, 110, 20, 10, 0, num_patches=12).numpy()
+    assert np.array_equal(before > 0, covered)
+    assert ax.get_title(loc="left") == "patch 13 of 60"
+    assert ax.images[0].get_array().shape == (70, 110)  # the padded picture
+    assert ax.get_xlim() == (-0.5, 109.5)
 
 
 def test_softsplit_frames_reuse_one_figure_and_equal_single_frames():

@@ -298,7 +298,6 @@ def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 10.0) 
     Returns:
         The path written.
     """
-    import imageio.v3 as iio
     from PIL import Image
 
     if len(frames) == 0:
@@ -312,11 +311,15 @@ def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 10.0) 
     first = Image.fromarray(np.asarray(frames[0], dtype=np.uint8))
     palette = first.quantize(colors=256, dither=Image.Dither.NONE)
     indexed = [
-        np.asarray(Image.fromarray(np.asarray(f, dtype=np.uint8)).quantize(
-            palette=palette, dither=Image.Dither.NONE).convert("RGB"))
+        Image.fromarray(np.asarray(f, dtype=np.uint8)).quantize(
+            palette=palette, dither=Image.Dither.NONE)
         for f in frames
     ]  # fmt: skip
-    iio.imwrite(path, np.stack(indexed), extension=".gif", duration=1000 / fps, loop=0)
+    # Written as paletted frames: converting them back to RGB made the writer quantise each
+    # frame again (two thirds of the time). Pillow stores each frame as its change to the last.
+    indexed[0].save(
+        path, format="GIF", save_all=True, append_images=indexed[1:], duration=1000 / fps, loop=0
+    )
     return path
 
 

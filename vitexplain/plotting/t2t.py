@@ -47,43 +47,83 @@ def _picture_edge(ax: Axes, shape: tuple[int, int], padding: int) -> None:
                            edgecolor="orange", lw=1, ls="--"))  # fmt: skip
 
 
+# Colours of the soft-split frames, chosen to read on every shade of the picture (dark purple to
+# the white moon): a yellow outline with a black halo, a cyan tint for what earlier patches cover.
+_CURRENT = "#ffd400"  # outline of the patch being cut
+_EARLIER = (0.0, 0.85, 1.0, 0.1)  # tint per earlier patch: it adds up where patches overlap
+_OVERLAP = (1.0, 0.2, 0.6, 0.6)  # the current patch's overlap with the earlier ones
+
+
+def _mask_path(mask: np.ndarray, top: int, left: int):
+    """The pixels of a boolean (h, w) mask as one path of disjoint rectangles (runs per row).
+
+    Offsets (top, left) place the mask in data coordinates; pixel (r, c) spans r - 0.5 .. r + 0.5.
+    """
+    from matplotlib.path import Path
+
+    vertices, codes = [], []
+    for r, row in enumerate(mask):
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], row.astype(int), [0]])))
+        for start, stop in zip(edges[::2], edges[1::2], strict=True):
+            x0, x1, y0, y1 = left + start - 0.5, left + stop - 0.5, top + r - 0.5, top + r + 0.5
+            vertices += [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)]
+            codes += [Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY]
+    return Path(vertices or np.zeros((0, 2)), codes or None)
+
+
 def _softsplit_canvas(
     image, k: int, s: int, p: int, ax: Axes | None, figsize: tuple[float, float]
-) -> tuple[Figure, Axes, list, tuple[int, int]]:
-    """The padded picture with one (hidden) rectangle per patch, ready to be styled per frame."""
-    from matplotlib.patches import Rectangle
+) -> tuple[Figure, Axes, dict, list[tuple[int, int]]]:
+    """The padded picture with the artists the frames change, hidden until a frame styles them."""
+    from matplotlib.patches import Patch, PathPatch, Rectangle
 
     image = _as_array(image)
     padded = _padded_picture(image, check_int("p", p, minimum=0))
-    rows, cols, _ = count_tokens(*image.shape, k, s, p)  # validates k, s, p
+    boxes = soft_split_boxes(*image.shape, k, s, p)  # validates k, s, p
     fig = show_image(padded, ax=ax, figsize=figsize)
     ax = ax or fig.axes[0]
     _picture_edge(ax, image.shape, p)
+    ax.patches[0].set_zorder(0.55)  # under the tints: drawn once, into the frames' background
     _padded_ticks(ax, padded.shape, s, max_ticks=12)
     # Titles at a fixed height (y=1): no automatic placement, so frames can be blitted.
     ax.set_title(f"k = {k}, s = {s}, p = {p}", loc="right", y=1.0, fontsize=10)
-    rects = []
-    for top, left in soft_split_boxes(*image.shape, k, s, p):
-        rect = Rectangle((left - 0.5, top - 0.5), k, k, fill=False, edgecolor="white",
-                         visible=False)  # fmt: skip
-        rects.append(ax.add_patch(rect))
-    return fig, ax, rects, (rows, cols)
+    # Not antialiased: the tints of neighbouring patches then meet without a seam, and a pixel
+    # covered by c patches is tinted exactly c times.
+    # add_artist, not add_patch: the limits are the picture's, no need to update them per patch
+    earlier = [ax.add_artist(Rectangle((left - 0.5, top - 0.5), k, k, facecolor=_EARLIER,
+                                      edgecolor="none", antialiased=False, visible=False,
+                                      zorder=0.6)) for top, left in boxes]  # fmt: skip
+    overlap = ax.add_patch(PathPatch(_mask_path(np.zeros((1, 1), bool), 0, 0), facecolor=_OVERLAP,
+                                     edgecolor="none", antialiased=False, zorder=0.8))  # fmt: skip
+    # A black halo under the yellow line: one of the two reads on any shade (cheaper to draw
+    # as a second rectangle than as a path effect).
+    outline = [ax.add_artist(Rectangle((-0.5, -0.5), k, k, fill=False, edgecolor=colour, lw=lw,
+                                       zorder=zorder))
+               for colour, lw, zorder in (("black", 4.5, 2.7), (_CURRENT, 2.2, 2.8))]  # fmt: skip
+    legend = [Patch(facecolor="none", edgecolor=_CURRENT, lw=2, label="patch being cut"),
+              Patch(color=_OVERLAP, label="its overlap with earlier ones"),
+              Patch(color=(*_EARLIER[:3], 0.3), label="earlier patches (tints add up)")]  # fmt: skip
+    ax.legend(handles=legend, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=3,
+              fontsize=8, frameon=False, handlelength=1.2, columnspacing=1.0)  # fmt: skip
+    artists = {"earlier": earlier, "overlap": overlap, "outline": outline}
+    return fig, ax, artists, boxes
 
 
-def _style_softsplit_frame(ax: Axes, rects: list, current: int, grid: tuple[int, int]) -> None:
-    """Frame ``current``: that patch solid, the earlier ones dotted, the later ones hidden."""
-    for n, rect in enumerate(rects):
-        rect.set_visible(n <= current)
-        if n < current:
-            rect.set(linestyle=":", linewidth=1.2, alpha=0.7)
-        elif n == current:
-            rect.set(linestyle="-", linewidth=2.5, alpha=1.0)
-    row, col = divmod(current, grid[1])
-    title = ax.set_title(f"patch {current + 1} of {len(rects)} (row {row + 1}, column {col + 1})",
-                         loc="left", y=1.0, fontsize=10)  # fmt: skip
+def _style_softsplit_frame(ax: Axes, artists: dict, boxes: list, k: int, s: int, current: int):
+    """Frame ``current``: earlier patches tinted, the current one outlined, its overlap shaded."""
+    for n, rect in enumerate(artists["earlier"]):
+        rect.set_visible(n < current)
+    top, left = boxes[current]
+    h, w = ax.images[0].get_array().shape
+    before = overlap_count(h, w, k, s, 0, num_patches=current).numpy()  # (H + 2p, W + 2p)
+    artists["overlap"].set_path(_mask_path(before[top : top + k, left : left + k] > 0, top, left))
+    for rect in artists["outline"]:
+        rect.set_xy((left - 0.5, top - 0.5))
+    title = ax.set_title(f"patch {current + 1} of {len(boxes)}", loc="left", y=1.0, fontsize=10)
     # Out of the layout: the right-hand title (same font, fixed text) reserves the room, so the
     # layout does not depend on the frame.
     title.set_in_layout(False)
+    return title
 
 
 def show_softsplit_frame(
@@ -97,8 +137,10 @@ def show_softsplit_frame(
 ) -> Figure:
     """One frame of the soft-split animation: the zero-padded picture and the patches so far.
 
-    Patch ``current`` is outlined solid, the patches before it dotted (token order, row-major);
-    a dashed orange line marks the picture's edge inside the padding.
+    Patch ``current`` is outlined in yellow with a black halo (readable on dark and white
+    pixels); the part of it that earlier patches (token order, row-major) already cover is
+    shaded pink: that is the overlap. Outside it, a cyan tint marks what the earlier patches
+    cover, stronger where several overlap. A dashed orange line marks the picture's edge.
 
     Args:
         image: array of shape (H, W), values in [0, 1].
@@ -112,12 +154,11 @@ def show_softsplit_frame(
     Returns:
         The figure.
     """
-
-    fig, ax, rects, grid = _softsplit_canvas(image, k, s, p, ax, figsize)
+    fig, ax, artists, boxes = _softsplit_canvas(image, k, s, p, ax, figsize)
     current = check_int("current", current, minimum=0)
-    if current >= len(rects):
-        raise ValueError(f"current={current} is out of range for {len(rects)} patches")
-    _style_softsplit_frame(ax, rects, current, grid)
+    if current >= len(boxes):
+        raise ValueError(f"current={current} is out of range for {len(boxes)} patches")
+    _style_softsplit_frame(ax, artists, boxes, k, s, current)
     return fig
 
 
@@ -126,11 +167,12 @@ def softsplit_frames(
 ) -> list[np.ndarray]:
     """Every frame of the soft-split animation, rendered in memory from one reused figure.
 
-    The figure is drawn once in full (``canvas.draw()``) without the rectangles, the changing
-    title and the axes frame; that render is kept, and each frame restores it and draws only
-    what changes on top (Matplotlib's blitting), in the order a full draw uses. Frame n is pixel
-    for pixel ``figure_to_array(show_softsplit_frame(image, k, s, p, n))``, at a fraction of
-    the cost.
+    The figure is drawn once in full (``canvas.draw()``) without the artists that change (the
+    overlap, the outline, the title) and the axes frame drawn above them; that render is kept.
+    Each frame restores it and draws only those artists, in the order a full draw uses
+    (Matplotlib's blitting); the tint of each earlier patch is drawn once, into the kept render.
+    Frame n is pixel for pixel ``figure_to_array(show_softsplit_frame(image, k, s, p, n))``, at
+    a fraction of the cost.
 
     Args:
         image: array of shape (H, W), values in [0, 1].
@@ -144,29 +186,29 @@ def softsplit_frames(
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    fig, ax, rects, grid = _softsplit_canvas(image, k, s, p, None, figsize)
+    fig, ax, artists, boxes = _softsplit_canvas(image, k, s, p, None, figsize)
     canvas = FigureCanvasAgg(fig)
-    _style_softsplit_frame(ax, rects, 0, grid)
-    title = ax.set_title(ax.get_title(loc="left"), loc="left", y=1.0, fontsize=10)  # it changes
-    canvas.draw()  # lays the figure out around a real title ...
+    title = _style_softsplit_frame(ax, artists, boxes, k, s, 0)
+    fig.get_layout_engine().execute(fig)  # lays the figure out around a real title ...
     fig.set_layout_engine("none")  # ... and keeps that layout for every frame
-    on_top = [*ax.spines.values(), title]  # drawn after the rectangles in a full draw
-    for artist in [*rects, *on_top]:
+    # Drawn after the earlier patches' tints in a full draw, in this order (by zorder):
+    on_top = [artists["overlap"], *ax.spines.values(), *artists["outline"], title]
+    for artist in on_top:
         artist.set_visible(False)
     canvas.draw()
-    background = canvas.copy_from_bbox(fig.bbox)  # picture, padding edge, ticks, static texts
+    background = canvas.copy_from_bbox(fig.bbox)  # picture, ticks, static texts, legend
     for artist in on_top:
         artist.set_visible(True)
     frames = []
-    for current in range(len(rects)):
-        # Patches before `current` are dotted in every later frame: draw each one once, into
-        # the saved background, then put the solid current patch and what lies above it on top.
+    for current in range(len(boxes)):
+        # The tint of patch `current - 1` joins every later frame: draw it once, into the saved
+        # background, then put what changes on top.
         canvas.restore_region(background)
-        _style_softsplit_frame(ax, rects, current, grid)
+        on_top[-1] = _style_softsplit_frame(ax, artists, boxes, k, s, current)
         if current:
-            ax.draw_artist(rects[current - 1])  # now dotted
+            ax.draw_artist(artists["earlier"][current - 1])
             background = canvas.copy_from_bbox(fig.bbox)
-        for artist in [rects[current], *on_top]:
+        for artist in on_top:
             ax.draw_artist(artist)
         frames.append(np.asarray(canvas.buffer_rgba())[..., :3].copy())  # (height, width, 3)
     return frames
