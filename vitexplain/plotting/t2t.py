@@ -12,6 +12,7 @@ from .core import _as_array, show_image
 
 __all__ = [
     "show_fold_reconstruction",
+    "show_padded_token",
     "show_softsplit_coverage",
     "show_softsplit_explorer",
     "show_softsplit_frame",
@@ -43,8 +44,17 @@ def _picture_edge(ax: Axes, shape: tuple[int, int], padding: int) -> None:
     """Outline, dashed, where the picture ends and the zero padding begins."""
     from matplotlib.patches import Rectangle
 
-    ax.add_patch(Rectangle((padding - 0.5, padding - 0.5), shape[1], shape[0], fill=False,
-                           edgecolor="orange", lw=1, ls="--"))  # fmt: skip
+    ax.add_patch(
+        Rectangle(
+            (padding - 0.5, padding - 0.5),
+            shape[1],
+            shape[0],
+            fill=False,
+            edgecolor="orange",
+            lw=1,
+            ls="--",
+        )
+    )
 
 
 # Colours of the soft-split frames, chosen to read on every shade of the picture (dark purple to
@@ -90,21 +100,53 @@ def _softsplit_canvas(
     # Not antialiased: the tints of neighbouring patches then meet without a seam, and a pixel
     # covered by c patches is tinted exactly c times.
     # add_artist, not add_patch: the limits are the picture's, no need to update them per patch
-    earlier = [ax.add_artist(Rectangle((left - 0.5, top - 0.5), k, k, facecolor=_EARLIER,
-                                      edgecolor="none", antialiased=False, visible=False,
-                                      zorder=0.6)) for top, left in boxes]  # fmt: skip
-    overlap = ax.add_patch(PathPatch(_mask_path(np.zeros((1, 1), bool), 0, 0), facecolor=_OVERLAP,
-                                     edgecolor="none", antialiased=False, zorder=0.8))  # fmt: skip
+    earlier = [
+        ax.add_artist(
+            Rectangle(
+                (left - 0.5, top - 0.5),
+                k,
+                k,
+                facecolor=_EARLIER,
+                edgecolor="none",
+                antialiased=False,
+                visible=False,
+                zorder=0.6,
+            )
+        )
+        for top, left in boxes
+    ]
+    overlap = ax.add_patch(
+        PathPatch(
+            _mask_path(np.zeros((1, 1), bool), 0, 0),
+            facecolor=_OVERLAP,
+            edgecolor="none",
+            antialiased=False,
+            zorder=0.8,
+        )
+    )
     # A black halo under the yellow line: one of the two reads on any shade (cheaper to draw
     # as a second rectangle than as a path effect).
-    outline = [ax.add_artist(Rectangle((-0.5, -0.5), k, k, fill=False, edgecolor=colour, lw=lw,
-                                       zorder=zorder))
-               for colour, lw, zorder in (("black", 4.5, 2.7), (_CURRENT, 2.2, 2.8))]  # fmt: skip
-    legend = [Patch(facecolor="none", edgecolor=_CURRENT, lw=2, label="patch being cut"),
-              Patch(color=_OVERLAP, label="its overlap with earlier ones"),
-              Patch(color=(*_EARLIER[:3], 0.3), label="earlier patches (tints add up)")]  # fmt: skip
-    ax.legend(handles=legend, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=3,
-              fontsize=8, frameon=False, handlelength=1.2, columnspacing=1.0)  # fmt: skip
+    outline = [
+        ax.add_artist(
+            Rectangle((-0.5, -0.5), k, k, fill=False, edgecolor=colour, lw=lw, zorder=zorder)
+        )
+        for colour, lw, zorder in (("black", 4.5, 2.7), (_CURRENT, 2.2, 2.8))
+    ]
+    legend = [
+        Patch(facecolor="none", edgecolor=_CURRENT, lw=2, label="patch being cut"),
+        Patch(color=_OVERLAP, label="its overlap with earlier ones"),
+        Patch(color=(*_EARLIER[:3], 0.3), label="earlier patches (tints add up)"),
+    ]
+    ax.legend(
+        handles=legend,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.2),
+        ncols=3,
+        fontsize=8,
+        frameon=False,
+        handlelength=1.2,
+        columnspacing=1.0,
+    )
     artists = {"earlier": earlier, "overlap": overlap, "outline": outline}
     return fig, ax, artists, boxes
 
@@ -233,15 +275,24 @@ def show_fold_reconstruction(
         raise ValueError(
             f"summed, counts and recovered must share one (H, W) shape, got {summed.shape}, "
             f"{counts.shape} and {recovered.shape}"
-        )  # fmt: skip
+        )
     fig = Figure(figsize=figsize, layout="constrained")
     top, middle, bottom = fig.subplots(3, 1)
-    show_image(summed, ax=top, vmax=float(counts.max()), colorbar=True,
-               title="fold of the tokens: overlaps add up")  # fmt: skip
-    im = middle.imshow(counts, cmap="viridis", vmin=0, vmax=float(counts.max()),
-                       interpolation="nearest")  # fmt: skip
-    middle.set(title="overlap count: fold of tokens of ones", xlabel="column (pixels)",
-               ylabel="row (pixels)")  # fmt: skip
+    show_image(
+        summed,
+        ax=top,
+        vmax=float(counts.max()),
+        colorbar=True,
+        title="fold of the tokens: overlaps add up",
+    )
+    im = middle.imshow(
+        counts, cmap="viridis", vmin=0, vmax=float(counts.max()), interpolation="nearest"
+    )
+    middle.set(
+        title="overlap count: fold of tokens of ones",
+        xlabel="column (pixels)",
+        ylabel="row (pixels)",
+    )
     fig.colorbar(im, ax=middle, shrink=0.8, ticks=np.unique(counts), label="patches")
     show_image(recovered, ax=bottom, colorbar=True, title="sum / count: the picture again")
     return fig
@@ -283,13 +334,18 @@ def show_softsplit_coverage(
         outlines = [
             [(x0, y0), (x0 + k, y0), (x0 + k, y0 + k), (x0, y0 + k), (x0, y0)]
             for y0, x0 in ((t - 0.5, c - 0.5) for t, c in soft_split_boxes(*image.shape, k, s, p))
-        ]  # fmt: skip
+        ]
         dense = n > 300  # thinner lines when the outlines would cover the picture
-        top.add_collection(LineCollection(outlines, colors="white", alpha=0.4 if dense else 0.7,
-                                          linewidths=0.3 if dense else 0.8))  # fmt: skip
+        top.add_collection(
+            LineCollection(
+                outlines,
+                colors="white",
+                alpha=0.4 if dense else 0.7,
+                linewidths=0.3 if dense else 0.8,
+            )
+        )
     else:
-        top.set_title(f"{n} patches: too many to outline (the counts below show them)",
-                      fontsize=9)  # fmt: skip
+        top.set_title(f"{n} patches: too many to outline (the counts below show them)", fontsize=9)
     counts = overlap_count(*padded.shape, k, s, 0).numpy()  # (H + 2p, W + 2p)
     im = bottom.imshow(counts, cmap="viridis", vmin=0, interpolation="nearest")
     fig.colorbar(im, ax=bottom, shrink=0.8, label="patches", ticks=MaxNLocator(integer=True))
@@ -297,9 +353,14 @@ def show_softsplit_coverage(
         _picture_edge(ax, image.shape, p)
         _padded_ticks(ax, padded.shape, s, max_ticks=6)
     missed = int((counts[p : p + image.shape[0], p : p + image.shape[1]] == 0).sum())
-    fig.suptitle(f"k = {k}, s = {s}, p = {p}: {rows} x {cols} = {n} tokens of length {k * k}\n"
-                 + (f"{missed} pixels of the picture lie in no patch" if missed
-                    else "every pixel of the picture lies in at least one patch"))  # fmt: skip
+    fig.suptitle(
+        f"k = {k}, s = {s}, p = {p}: {rows} x {cols} = {n} tokens of length {k * k}\n"
+        + (
+            f"{missed} pixels of the picture lie in no patch"
+            if missed
+            else "every pixel of the picture lies in at least one patch"
+        )
+    )
     return fig
 
 
@@ -331,6 +392,52 @@ def show_softsplit_explorer(
         ax = fig.add_subplot()
         ax.set_axis_off()
         ax.set_title(f"no soft split with k = {k}, s = {s}, p = {p}", color="firebrick")
-        ax.text(0.5, 0.5, textwrap.fill(f"ValueError: {error}", 70), ha="center", va="center",
-                transform=ax.transAxes, family="monospace", fontsize=9)  # fmt: skip
+        ax.text(
+            0.5,
+            0.5,
+            textwrap.fill(f"ValueError: {error}", 70),
+            ha="center",
+            va="center",
+            transform=ax.transAxes,
+            family="monospace",
+            fontsize=9,
+        )
         return fig
+
+
+def show_padded_token(
+    patch, from_picture, number: int = 1, figsize: tuple[float, float] = (7.5, 2.5)
+) -> Figure:
+    """A patch of the padded picture next to its token, the padding hatched in both.
+
+    Args:
+        patch: the patch, shape (k, k), values in [0, 1].
+        from_picture: same shape (or k * k values), True (1) where a value comes from the
+            picture, False (0) where it comes from the zero padding.
+        number: the patch's 1-based number, used in the titles.
+        figsize: size of the figure.
+
+    Returns:
+        The figure of :func:`vitexplain.show_patch_and_token`, with the padding hatched and
+        row labels on the token large enough to read.
+    """
+    from matplotlib.patches import Patch, PathPatch
+
+    from .patches import show_patch_and_token
+
+    patch = _as_array(patch)
+    padding = ~_as_array(from_picture).astype(bool).reshape(patch.shape)  # (k, k)
+    fig = show_patch_and_token(patch, number=number, figsize=figsize)
+    ax_patch, ax_strip = fig.axes[:2]
+    hatch = {"facecolor": "none", "edgecolor": "orange", "hatch": "////", "lw": 0}
+    ax_patch.add_patch(PathPatch(_mask_path(padding, 0, 0), **hatch))
+    ax_strip.add_patch(PathPatch(_mask_path(padding.reshape(1, -1), 0, 0), **hatch))
+    for axis in ax_strip.child_axes:  # the row numbers above the token
+        axis.tick_params(labelsize=9)
+    fig.legend(
+        handles=[Patch(**hatch, label="zero padding")],
+        loc="outside lower right",
+        fontsize=9,
+        frameon=False,
+    )
+    return fig
