@@ -112,3 +112,33 @@ def test_softsplit_plots_reject_bad_input():
         show_softsplit_coverage(load_mountains(), 80, 10, 5)
     with pytest.raises(TypeError, match="p must be an int"):
         show_softsplit_coverage(load_mountains(), 20, 10, 2.5)
+
+
+def test_softsplit_gif_keeps_the_colours_of_every_frame(tmp_path):
+    import imageio.v3 as iio
+
+    from vitexplain import save_gif, softsplit_frames
+
+    frames = softsplit_frames(load_mountains(), 20, 10, 5, figsize=(5, 3.3))
+    read = iio.imread(save_gif(frames, tmp_path / "split.gif", fps=4), index=None)
+    assert read.shape == (60, 330, 500, 3)
+    # one palette for all frames, taken from a sample: the tints of the last frames survive too
+    errors = [np.abs(r.astype(int) - f).sum(-1).mean() for r, f in zip(read, frames, strict=True)]
+    assert max(errors) < 8
+
+
+def test_padded_token_hatches_the_padding():
+    from matplotlib.patches import PathPatch
+
+    from vitexplain import show_padded_token
+
+    patch = np.pad(load_mountains(), 5)[:20, :20]
+    from_picture = np.pad(np.ones((60, 100)), 5)[:20, :20]
+    fig = show_padded_token(patch, from_picture, number=1)
+    ax_patch, ax_strip = fig.axes[:2]
+    (hatched,) = [p for p in ax_patch.patches if isinstance(p, PathPatch)]
+    centres = [(c, r) for r in range(20) for c in range(20)]
+    assert hatched.get_path().contains_points(centres).sum() == 175  # the padding values
+    (strip,) = [p for p in ax_strip.patches if isinstance(p, PathPatch)]
+    assert strip.get_path().contains_points([(i, 0) for i in range(400)]).sum() == 175
+    assert ax_strip.child_axes[0].xaxis.get_ticklabels()[0].get_fontsize() == 9
