@@ -7,6 +7,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from vitexplain import (
+    Attention,
     T2TModule,
     T2TViT,
     TokenTransformer,
@@ -59,6 +60,32 @@ def test_token_transformer_matches_the_official_computation():
     assert out.shape == (13, 100, 64)
     assert tt.attn.scale == 49**-0.5  # the input length, as in the official code
     assert torch.allclose(out, _token_transformer_reference(tt, x), atol=1e-5)
+
+
+def test_token_attention_is_attention_with_a_value_skip():
+    torch.manual_seed(0)
+    tt = TokenTransformer(49, 64)
+    assert isinstance(tt.attn, Attention) and tt.attn.value_skip and tt.attn.out_dim == 64
+    x = torch.randn(3, 20, 49)
+    fused = tt.attn(x)
+    out, weights = tt.attn(x, return_attention=True)  # the explicit path
+    assert weights.shape == (3, 1, 20, 20) and torch.allclose(weights.sum(-1), torch.ones(3, 1, 20))
+    assert torch.allclose(out, fused, atol=1e-5)
+    q, k, v = tt.attn.qkv(x).split(64, dim=-1)
+    expected = v + tt.attn.proj(torch.softmax(q @ k.transpose(1, 2) / 7, dim=-1) @ v)
+    assert torch.allclose(out, expected, atol=1e-5)
+
+
+def test_heads_and_scale_change_outputs_not_whether_weights_load():
+    one = TokenTransformer(576, 64)  # attention2 of the T2T module: scale 576 ** -0.5 = 1/24
+    assert one.attn.scale == 1 / 24
+    x = torch.randn(2, 10, 576)
+    for other in (
+        TokenTransformer(576, 64, num_heads=4),
+        TokenTransformer(576, 64, qk_scale=0.125),
+    ):
+        other.load_state_dict(one.state_dict(), strict=True)  # the same names and shapes
+        assert not torch.allclose(other(x), one(x), atol=1e-4)
 
 
 def test_t2t_module_walk_on_400_by_100():
@@ -165,11 +192,31 @@ def test_overlap_count_is_a_brute_force_count(k, s, p):
         for c in range(cols):
             counts[r * s : r * s + k, c * s : c * s + k] += 1
     expected = counts[p : p + h, p : p + w]
-    assert np.array_equal(overlap_count((h, w), k, s, p).numpy(), expected)
+    assert np.array_equal(overlap_count(h, w, k, s, p).numpy(), expected)
+
+
+@pytest.mark.parametrize(("k", "s", "p"), SPLITS)
+def test_overlap_count_of_the_first_patches_is_a_brute_force_count(k, s, p):
+    h, w = 23, 31
+    boxes = soft_split_boxes(h, w, k, s, p)
+    for first in (0, 1, len(boxes) // 2):
+        counts = np.zeros((h + 2 * p, w + 2 * p), dtype=int)
+        for top, left in boxes[:first]:
+            counts[top : top + k, left : left + k] += 1
+        got = overlap_count(h, w, k, s, p, num_patches=first).numpy()
+        assert np.array_equal(got, counts[p : p + h, p : p + w])
+
+
+@pytest.mark.parametrize(("k", "s", "p"), SPLITS)
+def test_fold_is_the_adjoint_of_unfold(k, s, p):
+    x = torch.randn(2, 3, 23, 31, dtype=torch.float64)
+    unfold, fold = nn.Unfold(k, stride=s, padding=p), nn.Fold((23, 31), k, stride=s, padding=p)
+    y = torch.randn_like(unfold(x))  # (B, C*k*k, N)
+    assert torch.allclose((unfold(x) * y).sum(), (x * fold(y)).sum())  # <Ux, y> == <x, U^T y>
 
 
 def test_overlap_count_of_the_mountain_split():
-    counts = overlap_count((60, 100), 20, 10, 5)
+    counts = overlap_count(60, 100, 20, 10, 5)
     assert counts.shape == (60, 100)
     assert counts[0, 0] == 1 and counts[0, 50] == 2 and counts[30, 50] == 4  # corner, edge, inside
     assert sorted(torch.unique(counts).tolist()) == [1, 2, 4]
@@ -177,24 +224,24 @@ def test_overlap_count_of_the_mountain_split():
 
 def test_fold_tokens_inverts_the_soft_split(mountain):
     tokens = soft_split(20)(mountain).transpose(1, 2)  # (1, 60, 400)
-    assert torch.equal(fold_tokens(tokens, (60, 100), 20, 10, 5), mountain)  # exactly
+    assert torch.equal(fold_tokens(tokens, 60, 100, 20, 10, 5), mountain)  # exactly
     x = torch.rand(2, 3, 23, 31)
     for k, s, p in SPLITS[:3]:  # these cover every pixel
         tokens = nn.Unfold(k, stride=s, padding=p)(x).transpose(1, 2)  # (2, N, 3*k*k)
-        assert torch.allclose(fold_tokens(tokens, (23, 31), k, s, p), x, atol=1e-6)
+        assert torch.allclose(fold_tokens(tokens, 23, 31, k, s, p), x, atol=1e-6)
 
 
 def test_fold_tokens_rejects_what_it_cannot_invert():
     x = torch.rand(1, 1, 23, 31)
     tokens = nn.Unfold(4, stride=6, padding=1)(x).transpose(1, 2)
     with pytest.raises(ValueError, match="pixels lie in no patch"):
-        fold_tokens(tokens, (23, 31), 4, 6, 1)
+        fold_tokens(tokens, 23, 31, 4, 6, 1)
     with pytest.raises(ValueError, match="makes 6 x 10 = 60"):
-        fold_tokens(torch.zeros(1, 59, 400), (60, 100), 20, 10, 5)
+        fold_tokens(torch.zeros(1, 59, 400), 60, 100, 20, 10, 5)
     with pytest.raises(ValueError, match="not a multiple of k\\*k = 400"):
-        fold_tokens(torch.zeros(1, 60, 399), (60, 100), 20, 10, 5)
+        fold_tokens(torch.zeros(1, 60, 399), 60, 100, 20, 10, 5)
     with pytest.raises(ValueError, match="3 dimensions"):
-        fold_tokens(torch.zeros(60, 400), (60, 100), 20, 10, 5)
+        fold_tokens(torch.zeros(60, 400), 60, 100, 20, 10, 5)
 
 
 def test_trace_shapes_sees_every_step_of_the_t2t_module():

@@ -67,6 +67,10 @@ class Attention(nn.Module):
         qk_scale: factor on the logits; head_dim ** -0.5 when None.
         fused: use ``F.scaled_dot_product_attention`` in ``forward`` (the explicit path is taken
             anyway when the weights are asked for).
+        out_dim: length of q, k, v and of the output; ``dim`` when None. T2T-ViT's token
+            attention (:class:`vitexplain.TokenAttention`) makes it differ from ``dim``.
+        value_skip: add the values v to the output (T2T's skip connection, which works when
+            the output length differs from the input length); False for a standard block.
     """
 
     def __init__(
@@ -76,18 +80,23 @@ class Attention(nn.Module):
         qkv_bias: bool = False,
         qk_scale: float | None = None,
         fused: bool = True,
+        out_dim: int | None = None,
+        value_skip: bool = False,
     ) -> None:
         super().__init__()
         dim, num_heads = check_int("dim", dim), check_int("num_heads", num_heads)
-        if dim % num_heads:
-            raise ValueError(f"num_heads={num_heads} does not divide dim={dim}")
-        self.dim = dim
+        inner = dim if out_dim is None else check_int("out_dim", out_dim)
+        name = "dim" if out_dim is None else "out_dim"
+        if inner % num_heads:
+            raise ValueError(f"num_heads={num_heads} does not divide {name}={inner}")
+        self.dim, self.out_dim = dim, inner
         self.num_heads = num_heads
-        self.head_dim = dim // num_heads
+        self.head_dim = inner // num_heads
         self.scale = qk_scale if qk_scale is not None else self.head_dim**-0.5
         self.fused = fused
-        self.qkv = nn.Linear(dim, 3 * dim, bias=qkv_bias)
-        self.proj = nn.Linear(dim, dim)
+        self.value_skip = value_skip
+        self.qkv = nn.Linear(dim, 3 * inner, bias=qkv_bias)
+        self.proj = nn.Linear(inner, inner)
 
     def forward(
         self, x: torch.Tensor, return_attention: bool = False
@@ -99,7 +108,7 @@ class Attention(nn.Module):
             return_attention: also return the attention weights (explicit path).
 
         Returns:
-            out of shape (B, N, D), or (out, weights) with weights of shape (B, h, N, N).
+            out of shape (B, N, out_dim), or (out, weights) with weights of shape (B, h, N, N).
         """
         x = check_tensor("x", x, ndim=3)
         if x.shape[-1] != self.dim:
@@ -114,4 +123,6 @@ class Attention(nn.Module):
         else:
             out, weights = attention(q, k, v, scale=self.scale)  # (B, h, N, d), (B, h, N, N)
         out = self.proj(rearrange(out, "b h n d -> b n (h d)"))  # (B, N, D)
+        if self.value_skip:  # T2T's token attention: the values v are the skip connection
+            out = rearrange(v, "b h n d -> b n (h d)") + out  # (B, N, out_dim)
         return (out, weights) if return_attention else out

@@ -16,13 +16,16 @@ from ._checks import check_image_batch, check_int, check_size2, check_tensor
 
 __all__ = [
     "count_tokens",
+    "fold_tokens",
     "one_hot_patch_kernels",
+    "overlap_count",
     "patch_embed_to_conv",
     "PatchEmbed",
     "patchify",
     "patchify_by_conv",
     "patchify_by_slicing",
     "scramble_patches",
+    "soft_split_boxes",
     "unpatchify",
 ]
 
@@ -277,3 +280,89 @@ def patch_embed_to_conv(embed: PatchEmbed) -> nn.Conv2d:
         conv.weight.copy_(embed.proj.weight.view(dim, chans, size, size))  # (D, C, P, P)
         conv.bias.copy_(embed.proj.bias)  # (D,)
     return conv
+
+
+# --- soft-split geometry (notebook 05): where nn.Unfold's patches sit, how to fold them back ---
+
+
+def soft_split_boxes(h: int, w: int, k: int, s: int, p: int) -> list[tuple[int, int]]:
+    """Where each patch of ``nn.Unfold(k, stride=s, padding=p)`` sits in the padded image.
+
+    Args:
+        h: image height (before padding).
+        w: image width (before padding).
+        k: kernel (patch) size.
+        s: stride.
+        p: zero padding added on every side.
+
+    Returns:
+        One (top, left) pair per patch, in token order (row-major), in pixels of the padded
+        (h + 2p) x (w + 2p) image; patch n covers rows top .. top + k - 1 and columns
+        left .. left + k - 1.
+    """
+    rows, cols, _ = count_tokens(h, w, k, s, p)  # validates the arguments
+    return [(r * s, c * s) for r in range(rows) for c in range(cols)]
+
+
+def overlap_count(
+    h: int, w: int, k: int, s: int, p: int, num_patches: int | None = None
+) -> torch.Tensor:
+    """Count how many patches of ``nn.Unfold(k, stride=s, padding=p)`` contain each pixel.
+
+    It is ``nn.Fold`` applied to tokens of ones: every patch adds 1 to the pixels it covers.
+    A pixel with count 0 belongs to no patch (the stride skipped it).
+
+    Args:
+        h: image height (before padding).
+        w: image width (before padding).
+        k: kernel (patch) size.
+        s: stride.
+        p: zero padding added on every side.
+        num_patches: count only the first this many patches (token order); all when None.
+
+    Returns:
+        Float tensor of shape (h, w).
+    """
+    _, _, n = count_tokens(h, w, k, s, p)
+    ones = torch.ones(1, k * k, n)  # (1, k*k, N): one channel, N patches of ones
+    if num_patches is not None:
+        ones[..., check_int("num_patches", num_patches, minimum=0) :] = 0
+    return nn.Fold((h, w), k, stride=s, padding=p)(ones)[0, 0]  # (h, w)
+
+
+def fold_tokens(tokens: torch.Tensor, h: int, w: int, k: int, s: int, p: int) -> torch.Tensor:
+    """Put soft-split tokens back together into images, averaging where patches overlap.
+
+    ``nn.Fold`` with the same k, s, p adds every token back at its place (overlaps summed; it is
+    the adjoint of ``nn.Unfold``, not its inverse); dividing by :func:`overlap_count` undoes the
+    sum, so ``fold_tokens(nn.Unfold(k, stride=s, padding=p)(x).transpose(1, 2), h, w, k, s, p)``
+    is x again, provided every pixel lies in at least one patch.
+
+    Args:
+        tokens: shape (B, N, C * k * k), N the number of patches the split makes.
+        h: image height.
+        w: image width.
+        k: kernel (patch) size.
+        s: stride.
+        p: zero padding added on every side.
+
+    Returns:
+        Images of shape (B, C, h, w).
+    """
+    tokens = check_tensor("tokens", tokens, ndim=3)
+    rows, cols, n = count_tokens(h, w, k, s, p)
+    if tokens.shape[1] != n:
+        raise ValueError(
+            f"tokens holds {tokens.shape[1]} tokens, but a soft split with k={k}, s={s}, p={p} "
+            f"makes {rows} x {cols} = {n} of a {h} x {w} image"
+        )
+    if tokens.shape[2] % (k * k):
+        raise ValueError(f"token length {tokens.shape[2]} is not a multiple of k*k = {k * k}")
+    counts = overlap_count(h, w, k, s, p).to(tokens.dtype)  # (h, w)
+    if (counts == 0).any():
+        raise ValueError(
+            f"{int((counts == 0).sum())} pixels lie in no patch (k={k}, s={s}, p={p}): "
+            "they cannot be recovered"
+        )
+    summed = nn.Fold((h, w), k, stride=s, padding=p)(tokens.transpose(1, 2))  # (B, C, h, w)
+    return summed / counts

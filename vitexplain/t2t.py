@@ -1,9 +1,14 @@
 """Tokens-to-Token ViT (notebook 05): overlapping soft splits and token transformers.
 
-T2T-ViT (Yuan et al., 2021) tokenizes in three soft splits: ``nn.Unfold`` with kernel k, stride
-ceil(k / 2) and padding ceil(k / 4), so neighbouring patches overlap. Between splits a token
-transformer mixes the tokens, and the tokens are folded back into an image-shaped grid for the next
-split. Names follow the official code, so its ``tokens_type='transformer'`` state_dict loads here.
+T2T-ViT (Yuan et al., 2021) tokenizes in three soft splits, each an ``nn.Unfold`` whose patches
+overlap. The official code fixes (kernel, stride, padding) to (7, 4, 2), (3, 2, 1), (3, 2, 1); the
+paper writes a split as kernel k with *overlap* s, i.e. stride k - s. This package generalises the
+three splits to any kernel with stride ceil(k / 2) and padding ceil(k / 4), which gives exactly the
+official numbers for k = 7 and k = 3. Between splits a token transformer mixes the tokens, and the
+tokens are laid back onto their grid as an image for the next split. Names follow the official code,
+so its ``tokens_type='transformer'`` state_dict loads here. The geometry of a split
+(:func:`vitexplain.soft_split_boxes`, :func:`vitexplain.overlap_count`,
+:func:`vitexplain.fold_tokens`) lives in ``patches.py``, beside :func:`vitexplain.count_tokens`.
 """
 
 from __future__ import annotations
@@ -12,19 +17,16 @@ import math
 from collections.abc import Sequence
 
 import torch
-import torch.nn.functional as F
 from einops import rearrange
 from torch import nn
 
-from ._checks import check_image_batch, check_int, check_size2, check_tensor
+from ._checks import check_image_batch, check_int, check_size2
+from .attention import Attention
 from .patches import count_tokens
 from .vit import Mlp, TransformerBackbone
 
 __all__ = [
-    "fold_tokens",
-    "overlap_count",
     "soft_split",
-    "soft_split_boxes",
     "T2TModule",
     "T2TViT",
     "TokenAttention",
@@ -33,19 +35,23 @@ __all__ = [
 ]
 
 
-class TokenAttention(nn.Module):
+class TokenAttention(Attention):
     """Attention that changes the token length from ``dim`` to ``out_dim``, with a value skip.
 
     The input and output lengths differ, so ``x + attn(x)`` is impossible; the official code adds
     the values v (already ``out_dim`` long) instead: out = v + proj(softmax(q k^T * scale) v).
+    It is :class:`vitexplain.Attention` with ``out_dim`` and ``value_skip=True``, so it also has
+    the explicit path ``forward(x, return_attention=True)`` -> (out, weights (B, h, N, N)).
 
     Args:
         dim: input token length.
         out_dim: output token length.
-        num_heads: heads; must divide ``out_dim`` (the official code uses 1).
+        num_heads: heads; must divide ``out_dim`` (the official code runs with 1 only).
         qkv_bias: whether ``qkv`` has a bias.
         qk_scale: factor on the logits; ``(dim // num_heads) ** -0.5`` when None. Note: the official
             code scales by the *input* length, not by the head dimension of q and k.
+        fused: use ``F.scaled_dot_product_attention`` when the weights are not asked for (it never
+            holds the (B, h, N, N) weights: 2500 x 2500 for a 400 x 100 image).
     """
 
     def __init__(
@@ -55,34 +61,11 @@ class TokenAttention(nn.Module):
         num_heads: int = 1,
         qkv_bias: bool = False,
         qk_scale: float | None = None,
+        fused: bool = True,
     ) -> None:
-        super().__init__()
-        dim, out_dim = check_int("dim", dim), check_int("out_dim", out_dim)
-        self.num_heads = check_int("num_heads", num_heads)
-        if out_dim % num_heads:
-            raise ValueError(f"num_heads={num_heads} does not divide out_dim={out_dim}")
-        self.dim, self.out_dim = dim, out_dim
-        self.scale = qk_scale if qk_scale is not None else (dim // num_heads) ** -0.5
-        self.qkv = nn.Linear(dim, 3 * out_dim, bias=qkv_bias)
-        self.proj = nn.Linear(out_dim, out_dim)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Args:
-            x: tokens, shape (B, N, dim).
-
-        Returns:
-            Tokens of shape (B, N, out_dim).
-        """
-        x = check_tensor("x", x, ndim=3)
-        if x.shape[-1] != self.dim:
-            raise ValueError(
-                f"x has token length {x.shape[-1]}, but the module was built for dim={self.dim}"
-            )
-        q, k, v = rearrange(self.qkv(x), "b n (qkv h d) -> qkv b h n d", qkv=3, h=self.num_heads)
-        # fused kernel: never holds the (B, h, N, N) weights (2500 x 2500 for a 400 x 100 image)
-        out = F.scaled_dot_product_attention(q, k, v, scale=self.scale)  # (B, h, N, d)
-        out = self.proj(rearrange(out, "b h n d -> b n (h d)"))  # (B, N, out_dim)
-        return rearrange(v, "b h n d -> b n (h d)") + out  # the value is the skip connection
+        dim, num_heads = check_int("dim", dim), check_int("num_heads", num_heads)
+        scale = qk_scale if qk_scale is not None else (dim // num_heads) ** -0.5
+        super().__init__(dim, num_heads, qkv_bias, scale, fused, out_dim=out_dim, value_skip=True)
 
 
 class TokenTransformer(nn.Module):
@@ -125,7 +108,10 @@ class TokenTransformer(nn.Module):
 
 
 def soft_split(kernel_size: int) -> nn.Unfold:
-    """The soft split of T2T-ViT: ``nn.Unfold(k, stride=ceil(k / 2), padding=ceil(k / 4))``.
+    """A soft split: ``nn.Unfold(k, stride=ceil(k / 2), padding=ceil(k / 4))``.
+
+    The official T2T-ViT code fixes (7, 4, 2) and (3, 2, 1); this rule reproduces both and
+    extends them to any kernel (neighbouring patches then share about half their width).
 
     Args:
         kernel_size: patch side k.
@@ -135,85 +121,6 @@ def soft_split(kernel_size: int) -> nn.Unfold:
     """
     k = check_int("kernel_size", kernel_size)
     return nn.Unfold(k, stride=math.ceil(k / 2), padding=math.ceil(k / 4))
-
-
-def soft_split_boxes(h: int, w: int, k: int, s: int, p: int) -> list[tuple[int, int]]:
-    """Where each patch of ``nn.Unfold(k, stride=s, padding=p)`` sits in the padded image.
-
-    Args:
-        h: image height (before padding).
-        w: image width (before padding).
-        k: kernel (patch) size.
-        s: stride.
-        p: zero padding added on every side.
-
-    Returns:
-        One (top, left) pair per patch, in token order (row-major), in pixels of the padded
-        (h + 2p) x (w + 2p) image; patch n covers rows top .. top + k - 1 and columns
-        left .. left + k - 1.
-    """
-    rows, cols, _ = count_tokens(h, w, k, s, p)  # validates the arguments
-    return [(r * s, c * s) for r in range(rows) for c in range(cols)]
-
-
-def overlap_count(img_size: int | tuple[int, int], k: int, s: int, p: int) -> torch.Tensor:
-    """Count how many patches of ``nn.Unfold(k, stride=s, padding=p)`` contain each pixel.
-
-    It is ``nn.Fold`` applied to tokens of ones: every patch adds 1 to the pixels it covers.
-    A pixel with count 0 belongs to no patch (the stride skipped it).
-
-    Args:
-        img_size: (H, W) of the image (before padding), or one int for a square image.
-        k: kernel (patch) size.
-        s: stride.
-        p: zero padding added on every side.
-
-    Returns:
-        Float tensor of shape (H, W).
-    """
-    h, w = check_size2("img_size", img_size)
-    _, _, n = count_tokens(h, w, k, s, p)
-    ones = torch.ones(1, k * k, n)  # (1, k*k, N): one channel, N patches of ones
-    return nn.Fold((h, w), k, stride=s, padding=p)(ones)[0, 0]  # (H, W)
-
-
-def fold_tokens(
-    tokens: torch.Tensor, img_size: int | tuple[int, int], k: int, s: int, p: int
-) -> torch.Tensor:
-    """Put soft-split tokens back together into images, averaging where patches overlap.
-
-    ``nn.Fold`` with the same k, s, p adds every token back at its place (overlaps summed);
-    dividing by :func:`overlap_count` undoes the sum, so
-    ``fold_tokens(nn.Unfold(k, stride=s, padding=p)(x).transpose(1, 2), ...) == x``.
-
-    Args:
-        tokens: shape (B, N, C * k * k), N the number of patches the split makes.
-        img_size: (H, W) of the images, or one int for square images.
-        k: kernel (patch) size.
-        s: stride.
-        p: zero padding added on every side.
-
-    Returns:
-        Images of shape (B, C, H, W).
-    """
-    tokens = check_tensor("tokens", tokens, ndim=3)
-    h, w = check_size2("img_size", img_size)
-    rows, cols, n = count_tokens(h, w, k, s, p)
-    if tokens.shape[1] != n:
-        raise ValueError(
-            f"tokens holds {tokens.shape[1]} tokens, but a soft split with k={k}, s={s}, p={p} "
-            f"makes {rows} x {cols} = {n} of a {h} x {w} image"
-        )
-    if tokens.shape[2] % (k * k):
-        raise ValueError(f"token length {tokens.shape[2]} is not a multiple of k*k = {k * k}")
-    counts = overlap_count((h, w), k, s, p).to(tokens.dtype)  # (H, W)
-    if (counts == 0).any():
-        raise ValueError(
-            f"{int((counts == 0).sum())} pixels lie in no patch (k={k}, s={s}, p={p}): "
-            "they cannot be recovered"
-        )
-    summed = nn.Fold((h, w), k, stride=s, padding=p)(tokens.transpose(1, 2))  # (B, C, H, W)
-    return summed / counts
 
 
 def trace_shapes(

@@ -1,4 +1,4 @@
-"""Figures of notebook 05: T2T soft split."""
+"""Figures of notebook 05: T2T soft split (the animation's frames are in ``t2t_animation``)."""
 
 from __future__ import annotations
 
@@ -7,16 +7,14 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .._checks import check_int
-from ..patches import count_tokens
-from ..t2t import overlap_count, soft_split_boxes
+from ..patches import count_tokens, overlap_count, soft_split_boxes
 from .core import _as_array, show_image
 
 __all__ = [
     "show_fold_reconstruction",
+    "show_padded_token",
     "show_softsplit_coverage",
     "show_softsplit_explorer",
-    "show_softsplit_frame",
-    "softsplit_frames",
 ]
 
 
@@ -44,133 +42,25 @@ def _picture_edge(ax: Axes, shape: tuple[int, int], padding: int) -> None:
     """Outline, dashed, where the picture ends and the zero padding begins."""
     from matplotlib.patches import Rectangle
 
-    ax.add_patch(Rectangle((padding - 0.5, padding - 0.5), shape[1], shape[0], fill=False,
-                           edgecolor="orange", lw=1, ls="--"))  # fmt: skip
+    style = {"fill": False, "edgecolor": "orange", "lw": 1, "ls": "--"}
+    ax.add_patch(Rectangle((padding - 0.5, padding - 0.5), shape[1], shape[0], **style))
 
 
-def _softsplit_canvas(
-    image, k: int, s: int, p: int, ax: Axes | None, figsize: tuple[float, float]
-) -> tuple[Figure, Axes, list, tuple[int, int]]:
-    """The padded picture with one (hidden) rectangle per patch, ready to be styled per frame."""
-    from matplotlib.patches import Rectangle
+def _mask_path(mask: np.ndarray, top: int, left: int):
+    """The pixels of a boolean (h, w) mask as one path of disjoint rectangles (runs per row).
 
-    image = _as_array(image)
-    padded = _padded_picture(image, check_int("p", p, minimum=0))
-    rows, cols, _ = count_tokens(*image.shape, k, s, p)  # validates k, s, p
-    fig = show_image(padded, ax=ax, figsize=figsize)
-    ax = ax or fig.axes[0]
-    _picture_edge(ax, image.shape, p)
-    _padded_ticks(ax, padded.shape, s, max_ticks=12)
-    # Titles at a fixed height (y=1): no automatic placement, so frames can be blitted.
-    ax.set_title(f"k = {k}, s = {s}, p = {p}", loc="right", y=1.0, fontsize=10)
-    rects = []
-    for top, left in soft_split_boxes(*image.shape, k, s, p):
-        rect = Rectangle((left - 0.5, top - 0.5), k, k, fill=False, edgecolor="white",
-                         visible=False)  # fmt: skip
-        rects.append(ax.add_patch(rect))
-    return fig, ax, rects, (rows, cols)
-
-
-def _style_softsplit_frame(ax: Axes, rects: list, current: int, grid: tuple[int, int]) -> None:
-    """Frame ``current``: that patch solid, the earlier ones dotted, the later ones hidden."""
-    for n, rect in enumerate(rects):
-        rect.set_visible(n <= current)
-        if n < current:
-            rect.set(linestyle=":", linewidth=1.2, alpha=0.7)
-        elif n == current:
-            rect.set(linestyle="-", linewidth=2.5, alpha=1.0)
-    row, col = divmod(current, grid[1])
-    title = ax.set_title(f"patch {current + 1} of {len(rects)} (row {row + 1}, column {col + 1})",
-                         loc="left", y=1.0, fontsize=10)  # fmt: skip
-    # Out of the layout: the right-hand title (same font, fixed text) reserves the room, so the
-    # layout does not depend on the frame.
-    title.set_in_layout(False)
-
-
-def show_softsplit_frame(
-    image,
-    k: int,
-    s: int,
-    p: int,
-    current: int,
-    ax: Axes | None = None,
-    figsize: tuple[float, float] = (6, 4),
-) -> Figure:
-    """One frame of the soft-split animation: the zero-padded picture and the patches so far.
-
-    Patch ``current`` is outlined solid, the patches before it dotted (token order, row-major);
-    a dashed orange line marks the picture's edge inside the padding.
-
-    Args:
-        image: array of shape (H, W), values in [0, 1].
-        k: kernel (patch) size.
-        s: stride.
-        p: zero padding on every side.
-        current: 0-based index of the patch being cut, 0 <= current < N.
-        ax: axes to draw on; a new figure when None.
-        figsize: size of a new figure.
-
-    Returns:
-        The figure.
+    Offsets (top, left) place the mask in data coordinates; pixel (r, c) spans r - 0.5 .. r + 0.5.
     """
+    from matplotlib.path import Path
 
-    fig, ax, rects, grid = _softsplit_canvas(image, k, s, p, ax, figsize)
-    current = check_int("current", current, minimum=0)
-    if current >= len(rects):
-        raise ValueError(f"current={current} is out of range for {len(rects)} patches")
-    _style_softsplit_frame(ax, rects, current, grid)
-    return fig
-
-
-def softsplit_frames(
-    image, k: int, s: int, p: int, figsize: tuple[float, float] = (6, 4)
-) -> list[np.ndarray]:
-    """Every frame of the soft-split animation, rendered in memory from one reused figure.
-
-    The figure is drawn once in full (``canvas.draw()``) without the rectangles, the changing
-    title and the axes frame; that render is kept, and each frame restores it and draws only
-    what changes on top (Matplotlib's blitting), in the order a full draw uses. Frame n is pixel
-    for pixel ``figure_to_array(show_softsplit_frame(image, k, s, p, n))``, at a fraction of
-    the cost.
-
-    Args:
-        image: array of shape (H, W), values in [0, 1].
-        k: kernel (patch) size.
-        s: stride.
-        p: zero padding on every side.
-        figsize: size of the figure.
-
-    Returns:
-        N uint8 arrays of shape (height, width, 3), one per patch, for :func:`save_gif`.
-    """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    fig, ax, rects, grid = _softsplit_canvas(image, k, s, p, None, figsize)
-    canvas = FigureCanvasAgg(fig)
-    _style_softsplit_frame(ax, rects, 0, grid)
-    title = ax.set_title(ax.get_title(loc="left"), loc="left", y=1.0, fontsize=10)  # it changes
-    canvas.draw()  # lays the figure out around a real title ...
-    fig.set_layout_engine("none")  # ... and keeps that layout for every frame
-    on_top = [*ax.spines.values(), title]  # drawn after the rectangles in a full draw
-    for artist in [*rects, *on_top]:
-        artist.set_visible(False)
-    canvas.draw()
-    background = canvas.copy_from_bbox(fig.bbox)  # picture, padding edge, ticks, static texts
-    for artist in on_top:
-        artist.set_visible(True)
-    frames = []
-    for current in range(len(rects)):
-        # Patches before `current` are dotted in every later frame: draw each one once, into
-        # the saved background, then put the solid current patch and what lies above it on top.
-        canvas.restore_region(background)
-        _style_softsplit_frame(ax, rects, current, grid)
-        if current:
-            ax.draw_artist(rects[current - 1])  # now dotted
-            background = canvas.copy_from_bbox(fig.bbox)
-        for artist in [rects[current], *on_top]:
-            ax.draw_artist(artist)
-        frames.append(np.asarray(canvas.buffer_rgba())[..., :3].copy())  # (height, width, 3)
-    return frames
+    vertices, codes = [], []
+    for r, row in enumerate(mask):
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], row.astype(int), [0]])))
+        for start, stop in zip(edges[::2], edges[1::2], strict=True):
+            x0, x1, y0, y1 = left + start - 0.5, left + stop - 0.5, top + r - 0.5, top + r + 0.5
+            vertices += [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)]
+            codes += [Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY]
+    return Path(vertices or np.zeros((0, 2)), codes or None)
 
 
 def show_fold_reconstruction(
@@ -192,15 +82,16 @@ def show_fold_reconstruction(
         raise ValueError(
             f"summed, counts and recovered must share one (H, W) shape, got {summed.shape}, "
             f"{counts.shape} and {recovered.shape}"
-        )  # fmt: skip
+        )
     fig = Figure(figsize=figsize, layout="constrained")
     top, middle, bottom = fig.subplots(3, 1)
-    show_image(summed, ax=top, vmax=float(counts.max()), colorbar=True,
-               title="fold of the tokens: overlaps add up")  # fmt: skip
-    im = middle.imshow(counts, cmap="viridis", vmin=0, vmax=float(counts.max()),
-                       interpolation="nearest")  # fmt: skip
-    middle.set(title="overlap count: fold of tokens of ones", xlabel="column (pixels)",
-               ylabel="row (pixels)")  # fmt: skip
+    title = "fold of the tokens: overlaps add up"
+    show_image(summed, ax=top, vmax=float(counts.max()), colorbar=True, title=title)
+    im = middle.imshow(
+        counts, cmap="viridis", vmin=0, vmax=float(counts.max()), interpolation="nearest"
+    )
+    middle.set(title="overlap count: fold of tokens of ones", xlabel="column (pixels)")
+    middle.set_ylabel("row (pixels)")
     fig.colorbar(im, ax=middle, shrink=0.8, ticks=np.unique(counts), label="patches")
     show_image(recovered, ax=bottom, colorbar=True, title="sum / count: the picture again")
     return fig
@@ -242,23 +133,27 @@ def show_softsplit_coverage(
         outlines = [
             [(x0, y0), (x0 + k, y0), (x0 + k, y0 + k), (x0, y0 + k), (x0, y0)]
             for y0, x0 in ((t - 0.5, c - 0.5) for t, c in soft_split_boxes(*image.shape, k, s, p))
-        ]  # fmt: skip
+        ]
         dense = n > 300  # thinner lines when the outlines would cover the picture
-        top.add_collection(LineCollection(outlines, colors="white", alpha=0.4 if dense else 0.7,
-                                          linewidths=0.3 if dense else 0.8))  # fmt: skip
+        style = {"alpha": 0.4, "linewidths": 0.3} if dense else {"alpha": 0.7, "linewidths": 0.8}
+        top.add_collection(LineCollection(outlines, colors="white", **style))
     else:
-        top.set_title(f"{n} patches: too many to outline (the counts below show them)",
-                      fontsize=9)  # fmt: skip
-    counts = overlap_count(padded.shape, k, s, 0).numpy()  # (H + 2p, W + 2p)
+        top.set_title(f"{n} patches: too many to outline (the counts below show them)", fontsize=9)
+    counts = overlap_count(*padded.shape, k, s, 0).numpy()  # (H + 2p, W + 2p)
     im = bottom.imshow(counts, cmap="viridis", vmin=0, interpolation="nearest")
     fig.colorbar(im, ax=bottom, shrink=0.8, label="patches", ticks=MaxNLocator(integer=True))
     for ax in (top, bottom):
         _picture_edge(ax, image.shape, p)
         _padded_ticks(ax, padded.shape, s, max_ticks=6)
     missed = int((counts[p : p + image.shape[0], p : p + image.shape[1]] == 0).sum())
-    fig.suptitle(f"k = {k}, s = {s}, p = {p}: {rows} x {cols} = {n} tokens of length {k * k}\n"
-                 + (f"{missed} pixels of the picture lie in no patch" if missed
-                    else "every pixel of the picture lies in at least one patch"))  # fmt: skip
+    coverage = (
+        f"{missed} pixels of the picture lie in no patch"
+        if missed
+        else ("every pixel of the picture lies in at least one patch")
+    )
+    fig.suptitle(
+        f"k = {k}, s = {s}, p = {p}: {rows} x {cols} = {n} tokens of length {k * k}\n" + coverage
+    )
     return fig
 
 
@@ -290,6 +185,42 @@ def show_softsplit_explorer(
         ax = fig.add_subplot()
         ax.set_axis_off()
         ax.set_title(f"no soft split with k = {k}, s = {s}, p = {p}", color="firebrick")
-        ax.text(0.5, 0.5, textwrap.fill(f"ValueError: {error}", 70), ha="center", va="center",
-                transform=ax.transAxes, family="monospace", fontsize=9)  # fmt: skip
+        style = {"ha": "center", "va": "center", "family": "monospace", "fontsize": 9}
+        ax.text(
+            0.5, 0.5, textwrap.fill(f"ValueError: {error}", 70), transform=ax.transAxes, **style
+        )
         return fig
+
+
+def show_padded_token(
+    patch, from_picture, number: int = 1, figsize: tuple[float, float] = (7.5, 2.5)
+) -> Figure:
+    """A patch of the padded picture next to its token, the padding hatched in both.
+
+    Args:
+        patch: the patch, shape (k, k), values in [0, 1].
+        from_picture: same shape (or k * k values), True (1) where a value comes from the
+            picture, False (0) where it comes from the zero padding.
+        number: the patch's 1-based number, used in the titles.
+        figsize: size of the figure.
+
+    Returns:
+        The figure of :func:`vitexplain.show_patch_and_token`, with the padding hatched and
+        row labels on the token large enough to read.
+    """
+    from matplotlib.patches import Patch, PathPatch
+
+    from .patches import show_patch_and_token
+
+    patch = _as_array(patch)
+    padding = ~_as_array(from_picture).astype(bool).reshape(patch.shape)  # (k, k)
+    fig = show_patch_and_token(patch, number=number, figsize=figsize)
+    ax_patch, ax_strip = fig.axes[:2]
+    hatch = {"facecolor": "none", "edgecolor": "orange", "hatch": "////", "lw": 0}
+    ax_patch.add_patch(PathPatch(_mask_path(padding, 0, 0), **hatch))
+    ax_strip.add_patch(PathPatch(_mask_path(padding.reshape(1, -1), 0, 0), **hatch))
+    for axis in ax_strip.child_axes:  # the row numbers above the token
+        axis.tick_params(labelsize=9)
+    padding_key = [Patch(**hatch, label="zero padding")]
+    fig.legend(handles=padding_key, loc="outside lower right", fontsize=9, frameon=False)
+    return fig

@@ -1,0 +1,208 @@
+"""Exercises of notebook 05: the T2T soft split (count, overlap, token length, fold back)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+from ..data import load_mountains
+from ..patches import count_tokens, fold_tokens, patchify
+from . import Exercise
+
+__all__ = ["EXERCISES"]
+
+
+def _int_hint(answer: Any) -> str | None:
+    """A hint when the answer is not a plain int, else None."""
+    if isinstance(answer, bool) or not isinstance(answer, int):
+        return f"expected an int, got {type(answer).__name__}"
+    return None
+
+
+# --- 05.1: predict the token count of the first official split on 224 x 224 ---
+
+
+def _tokens_224() -> int:
+    return count_tokens(224, 224, 7, 4, 2)[2]  # (224 + 2*2 - 7) // 4 + 1 = 56 per side
+
+
+def _grade_tokens_224(answer: Any) -> str | None:
+    if hint := _int_hint(answer):
+        return hint
+    per_side = count_tokens(224, 224, 7, 4, 2)[0]
+    if answer == _tokens_224():
+        return None
+    if answer == per_side:
+        return "that is the count along one side; the split makes rows x columns tokens"
+    if answer == (224 - 7) // 4 + 1 or answer == ((224 - 7) // 4 + 1) ** 2:
+        return "the kernel slides over the padded side, H + 2p, not H"
+    return "apply rows = floor((H + 2p - k) / s) + 1 to each side, then multiply"
+
+
+# --- 05.2: the paper's s is the overlap ---
+
+
+def _overlap_of_first_split() -> int:
+    kernel, stride = 7, 4  # soft_split0 of the official code
+    return kernel - stride
+
+
+def _grade_overlap(answer: Any) -> str | None:
+    if hint := _int_hint(answer):
+        return hint
+    if answer == _overlap_of_first_split():
+        return None
+    if answer == 4:
+        return "4 is the stride of nn.Unfold; the paper's s counts the pixels two neighbours share"
+    return "two neighbouring patches start `stride` pixels apart and are k pixels wide"
+
+
+# --- 05.3: token length after a soft split ---
+
+
+def _token_length(c: int, k: int) -> int:
+    return c * k * k
+
+
+def _unfold_length(c: int, k: int) -> int:
+    """Independent reference: ask nn.Unfold itself."""
+    return nn.Unfold(k)(torch.zeros(1, c, k + 1, k + 2)).shape[1]
+
+
+def _grade_token_length(fn: Any) -> str | None:
+    if not callable(fn):
+        return "expected a function token_length(c, k)"
+    for c, k in ((1, 7), (64, 3), (3, 16), (2, 5)):
+        got = fn(c, k)
+        if got is None:
+            return "your function returned None"
+        if got != _unfold_length(c, k):
+            return f"token_length({c}, {k}) gave {got}; a patch holds every channel of k x k pixels"
+    return None
+
+
+# --- 05.4: the soft split that is ViT's patch split ---
+
+
+def _vit_split() -> tuple[int, int, int]:
+    return (20, 20, 0)  # k = P, stride = P (no overlap), no padding
+
+
+def _grade_vit_split(answer: Any) -> str | None:
+    if not isinstance(answer, tuple) or len(answer) != 3:
+        return "expected a tuple (k, s, p) of three ints"
+    if any(hint := _int_hint(v) for v in answer):
+        return hint
+    k, s, p = answer
+    if k < 1 or s < 1 or p < 0:
+        return "k and s must be at least 1 and p at least 0"
+    x = torch.tensor(load_mountains(), dtype=torch.float32)[None, None]  # (1, 1, 60, 100)
+    try:
+        tokens = nn.Unfold(k, stride=s, padding=p)(x).transpose(1, 2)  # (1, N, k*k)
+    except RuntimeError:
+        return f"nn.Unfold cannot cut k={k} patches from the padded 60 x 100 picture"
+    hard = patchify(x, 20)  # (1, 15, 400)
+    if tokens.shape != hard.shape:
+        return (
+            f"your split makes {tokens.shape[1]} tokens of length {tokens.shape[2]}; "
+            f"ViT's makes {hard.shape[1]} of length {hard.shape[2]}"
+        )
+    if not torch.equal(tokens, hard):
+        return "the shapes agree but the values do not: is something shifted by the padding?"
+    return None
+
+
+# --- 05.5: fold the tokens back into the picture ---
+
+
+def _unsoft_split(tokens: torch.Tensor, h: int, w: int, k: int, s: int, p: int) -> torch.Tensor:
+    return fold_tokens(tokens, h, w, k, s, p)  # nn.Fold, then divide by the overlap count
+
+
+def _just_fold(tokens: torch.Tensor, h: int, w: int, k: int, s: int, p: int) -> torch.Tensor:
+    return nn.Fold((h, w), k, stride=s, padding=p)(tokens.transpose(1, 2))  # overlaps summed
+
+
+def _grade_unsoft_split(fn: Any) -> str | None:
+    if not callable(fn):
+        return "expected a function unsoft_split(tokens, h, w, k, s, p)"
+    generator = torch.Generator().manual_seed(5)
+    for shape, (k, s, p) in (
+        ((1, 1, 60, 100), (20, 10, 5)),
+        ((2, 3, 23, 31), (7, 4, 2)),
+        ((1, 2, 9, 14), (3, 2, 1)),
+        ((1, 1, 12, 8), (4, 4, 0)),
+    ):
+        x = torch.rand(shape, generator=generator)
+        tokens = nn.Unfold(k, stride=s, padding=p)(x).transpose(1, 2)  # (B, N, C*k*k)
+        got = fn(tokens, shape[2], shape[3], k, s, p)
+        if got is None:
+            return "your function returned None"
+        if not isinstance(got, torch.Tensor) or tuple(got.shape) != shape:
+            return f"expected a tensor of shape {shape}, got {getattr(got, 'shape', type(got))}"
+        if not torch.allclose(got, x, atol=1e-5):
+            ratio = float((got / x.clamp_min(1e-6)).max())
+            if ratio > 1.5:
+                return "some values are too large: what happens where patches overlap?"
+            return f"the result differs from the picture (k={k}, s={s}, p={p})"
+    return None
+
+
+EXERCISES = [
+    Exercise(
+        id="05.1",
+        task=(
+            "Predict before computing: how many tokens does the first soft split of T2T-ViT "
+            "(k = 7, stride 4, padding 2) make on a 224 x 224 image? Answer with an int."
+        ),
+        grade=_grade_tokens_224,
+        solution=_tokens_224,
+        wrong=lambda: 56,
+    ),
+    Exercise(
+        id="05.2",
+        task=(
+            "The T2T paper describes a soft split by its kernel k and its overlap s (how many "
+            "pixels two neighbouring patches share), so nn.Unfold's stride is k - s. The official "
+            "code's first split is nn.Unfold(7, stride=4, padding=2). What is its overlap s in "
+            "the paper's notation? Answer with an int."
+        ),
+        grade=_grade_overlap,
+        solution=_overlap_of_first_split,
+        wrong=lambda: 4,
+    ),
+    Exercise(
+        id="05.3",
+        task=(
+            "Write token_length(c, k): the length of the tokens a soft split with kernel k makes "
+            "from an image with c channels (check your idea on the 64-channel image between two "
+            "T2T splits)."
+        ),
+        grade=_grade_token_length,
+        solution=lambda: _token_length,
+        wrong=lambda: lambda c, k: k * k,
+    ),
+    Exercise(
+        id="05.4",
+        task=(
+            "Which soft split (k, s, p) of the Mountain gives exactly the tokens of ViT's patch "
+            "split with P = 20 (vx.patchify(x, 20))? Answer with a tuple (k, s, p)."
+        ),
+        grade=_grade_vit_split,
+        solution=_vit_split,
+        wrong=lambda: (20, 10, 5),
+    ),
+    Exercise(
+        id="05.5",
+        task=(
+            "Write unsoft_split(tokens, h, w, k, s, p) that turns the tokens (B, N, C*k*k) of "
+            "nn.Unfold(k, stride=s, padding=p) back into the images (B, C, h, w), using nn.Fold "
+            "but not vx.fold_tokens. Assume every pixel lies in at least one patch."
+        ),
+        grade=_grade_unsoft_split,
+        solution=lambda: _unsoft_split,
+        wrong=lambda: _just_fold,
+    ),
+]
