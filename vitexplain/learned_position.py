@@ -84,7 +84,7 @@ def train_where_am_i(
     images: torch.Tensor,
     grid_size: int | tuple[int, int],
     sigma: float = 1.0,
-    epochs: int = 10,
+    epochs: int = 12,
     batch_size: int = 32,
     lr: float = 3e-3,
     seed: int = 0,
