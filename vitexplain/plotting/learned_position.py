@@ -53,7 +53,7 @@ def show_position_similarity(
         similarities: arrays of shape (H, W, H, W), e.g. from
             :func:`vitexplain.grid_similarity`, all of one shape.
         titles: one title per panel.
-        figsize: size of the figure; about 3.3 x 2.6 inches per panel when None.
+        figsize: size of the figure; about 3.9 x 2.1 inches per panel when None.
 
     Returns:
         The figure: one panel per entry, a diverging map with limits -1..1 and one colour bar.
@@ -66,7 +66,7 @@ def show_position_similarity(
         )
     mosaics = [position_similarity_mosaic(m) for m in maps]
     rows, cols = maps[0].shape[:2]
-    fig = Figure(figsize=figsize or (3.3 * len(maps) + 0.6, 2.6), layout="constrained")
+    fig = Figure(figsize=figsize or (3.9 * len(maps) + 0.9, 2.1), layout="constrained")
     axes = np.atleast_1d(fig.subplots(1, len(maps)))
     for n, (ax, mosaic, title) in enumerate(zip(axes, mosaics, titles, strict=True)):
         image = ax.imshow(mosaic, cmap=EMBEDDING_CMAP, vmin=-1, vmax=1, interpolation="nearest")
