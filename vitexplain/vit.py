@@ -132,15 +132,8 @@ def to_torch_encoder_layer(block: Block) -> nn.TransformerEncoderLayer:
     if not isinstance(block, Block):
         raise TypeError(f"block must be a vitexplain Block, got {type(block).__name__}")
     dim, heads = block.attn.dim, block.attn.num_heads
-    layer = nn.TransformerEncoderLayer(
-        d_model=dim,
-        nhead=heads,
-        dim_feedforward=block.mlp.fc1.out_features,
-        dropout=0.0,
-        activation="gelu",
-        batch_first=True,
-        norm_first=True,
-    )
+    options = {"dropout": 0.0, "activation": "gelu", "batch_first": True, "norm_first": True}
+    layer = nn.TransformerEncoderLayer(dim, heads, block.mlp.fc1.out_features, **options)
     ours = block.state_dict()
     if "attn.qkv.bias" not in ours:
         ours["attn.qkv.bias"] = torch.zeros(3 * dim)
@@ -215,14 +208,7 @@ class TransformerBackbone(nn.Module):
             table = sinusoid_encoding(num_tokens + 1, embed_dim)[None]  # (1, N+1, D)
             self.register_buffer("pos_embed", table if use_pos_embed else torch.zeros_like(table))
         self.blocks = nn.ModuleList(
-            Block(
-                embed_dim,
-                num_heads=num_heads,
-                mlp_ratio=mlp_ratio,
-                qkv_bias=qkv_bias,
-                qk_scale=qk_scale,
-            )
-            for _ in range(depth)
+            Block(embed_dim, num_heads, mlp_ratio, qkv_bias, qk_scale) for _ in range(depth)
         )
         self.norm = nn.LayerNorm(embed_dim)
         self.head = nn.Linear(embed_dim, num_classes)
