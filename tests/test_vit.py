@@ -114,3 +114,73 @@ def test_vit_rejects_bad_input(mountain):
         _small_vit(patch_size=16)
     with pytest.raises(ValueError, match="-1"):
         _small_vit(depth=-1)
+
+
+def test_learned_pos_embed_is_a_timm_initialised_parameter():
+    torch.manual_seed(0)
+    vit = ViT((60, 100), 20, embed_dim=768, depth=1, pos_embed="learned")
+    table = vit.pos_embed
+    assert isinstance(table, nn.Parameter) and table.requires_grad
+    assert table.shape == (1, 16, 768)
+    assert any(p is table for p in vit.parameters())
+    assert "pos_embed" in vit.state_dict() and "pos_embed" in dict(vit.named_parameters())
+    assert abs(table.std().item() - 0.02) < 0.002 and abs(table.mean().item()) < 0.002
+    # the table is learned: a training step moves it
+    opt = torch.optim.AdamW(vit.parameters(), lr=1e-3)
+    before = table.detach().clone()
+    vit(torch.rand(2, 1, 60, 100)).pow(2).mean().backward()
+    opt.step()
+    assert table.grad is not None and not torch.equal(table.detach(), before)
+
+
+def test_pos_embed_kinds_and_use_pos_embed():
+    torch.manual_seed(0)
+    fixed = _small_vit()
+    torch.manual_seed(0)
+    learned = _small_vit(pos_embed="learned")
+    assert torch.equal(fixed.pos_embed[0], sinusoid_encoding(16, 64))
+    # from one seed, the same weights elsewhere: the learned table is drawn after everything else
+    theirs = fixed.state_dict()
+    assert all(
+        torch.equal(v, theirs[k]) for k, v in learned.state_dict().items() if k != "pos_embed"
+    )
+    blind = _small_vit(pos_embed="learned", use_pos_embed=False)
+    assert torch.equal(blind.pos_embed, torch.zeros(1, 16, 64))
+    assert not any(p is blind.pos_embed for p in blind.parameters())
+    extra = sum(p.numel() for p in learned.parameters()) - sum(
+        p.numel() for p in fixed.parameters()
+    )
+    assert extra == 16 * 64
+    with pytest.raises(ValueError, match="'2d'"):
+        _small_vit(pos_embed="2d")
+    with pytest.raises(TypeError, match="use_pos_embed"):
+        _small_vit(use_pos_embed=1)
+
+
+def test_forward_features_feeds_the_head():
+    vit = _small_vit(num_classes=3)
+    x = torch.rand(4, 1, 60, 100)
+    with torch.no_grad():
+        features = vit.forward_features(x)
+        assert features.shape == (4, 16, 64)
+        assert torch.equal(vit.head(features[:, 0]), vit(x))
+
+
+def test_backbone_takes_keywords_only():
+    from vitexplain.vit import TransformerBackbone
+
+    with pytest.raises(TypeError):
+        TransformerBackbone(15, 1, 64, 1, 1, 4.0, False, None)
+    backbone = TransformerBackbone(
+        num_tokens=15,
+        num_classes=1,
+        embed_dim=64,
+        depth=1,
+        num_heads=1,
+        mlp_ratio=4.0,
+        qkv_bias=False,
+        qk_scale=None,
+    )
+    assert backbone.pos_embed.shape == (1, 16, 64) and backbone.encode_tokens(
+        torch.rand(2, 15, 64)
+    ).shape == (2, 16, 64)

@@ -13,6 +13,7 @@ from types import ModuleType
 
 from . import attention as _attention
 from . import data as _data
+from . import learned_position as _learned_position
 from . import patches as _patches
 from . import position as _position
 from . import relative_position as _relative_position
@@ -32,6 +33,7 @@ _EAGER: tuple[ModuleType, ...] = (
     _vit,
     _t2t,
     _training,
+    _learned_position,
 )
 # Modules that import matplotlib (or ipywidgets): loaded when one of their names is first used.
 _LAZY: tuple[str, ...] = ("plotting", "explore")

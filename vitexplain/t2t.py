@@ -260,9 +260,15 @@ class T2TViT(TransformerBackbone):
     ) -> None:
         tokens_to_token = T2TModule(img_size, in_chans, embed_dim, token_dim, softsplit_kernels)
         super().__init__(
-            tokens_to_token.num_tokens, num_classes, embed_dim, depth, num_heads, mlp_ratio,
-            qkv_bias, qk_scale, use_pos_embed=True,
-        )  # fmt: skip
+            num_tokens=tokens_to_token.num_tokens,
+            num_classes=num_classes,
+            embed_dim=embed_dim,
+            depth=depth,
+            num_heads=num_heads,
+            mlp_ratio=mlp_ratio,
+            qkv_bias=qkv_bias,
+            qk_scale=qk_scale,
+        )
         self.tokens_to_token = tokens_to_token
         self._init_weights()
 

@@ -21,6 +21,9 @@ __all__ = [
     "ViT",
 ]
 
+# The position embeddings a TransformerBackbone can add (``pos_embed=``).
+_POS_EMBED_KINDS = ("sincos", "learned")
+
 
 class Mlp(nn.Module):
     """Two linear layers with a GELU between them, applied to every token on its own.
@@ -129,10 +132,8 @@ def to_torch_encoder_layer(block: Block) -> nn.TransformerEncoderLayer:
     if not isinstance(block, Block):
         raise TypeError(f"block must be a vitexplain Block, got {type(block).__name__}")
     dim, heads = block.attn.dim, block.attn.num_heads
-    layer = nn.TransformerEncoderLayer(
-        dim, heads, block.mlp.fc1.out_features, dropout=0.0, activation="gelu",
-        batch_first=True, norm_first=True,
-    )  # fmt: skip
+    options = {"dropout": 0.0, "activation": "gelu", "batch_first": True, "norm_first": True}
+    layer = nn.TransformerEncoderLayer(dim, heads, block.mlp.fc1.out_features, **options)
     ours = block.state_dict()
     if "attn.qkv.bias" not in ours:
         ours["attn.qkv.bias"] = torch.zeros(3 * dim)
@@ -167,12 +168,16 @@ class TransformerBackbone(nn.Module):
         mlp_ratio: MLP hidden length as a multiple of D.
         qkv_bias: whether the ``qkv`` projections have a bias.
         qk_scale: factor on the attention logits; head_dim ** -0.5 when None.
-        use_pos_embed: add the fixed sinusoidal position embedding; when False ``pos_embed``
-            holds zeros and the model cannot tell where a token came from.
+        use_pos_embed: add a position embedding; when False ``pos_embed`` is a buffer of zeros
+            and the model cannot tell where a token came from.
+        pos_embed: ``"sincos"``: the fixed sinusoidal table of notebook 03, a buffer;
+            ``"learned"``: a parameter of shape (1, N+1, D) trained with the model, drawn from a
+            normal distribution of std 0.02 truncated to [-2, 2], as timm does.
     """
 
     def __init__(
         self,
+        *,
         num_tokens: int,
         num_classes: int,
         embed_dim: int,
@@ -181,20 +186,27 @@ class TransformerBackbone(nn.Module):
         mlp_ratio: float,
         qkv_bias: bool,
         qk_scale: float | None,
-        use_pos_embed: bool,
+        use_pos_embed: bool = True,
+        pos_embed: str = "sincos",
     ) -> None:
         super().__init__()
         num_classes = check_int("num_classes", num_classes)
         embed_dim = check_int("embed_dim", embed_dim)
         depth = check_int("depth", depth, minimum=0)
+        if not isinstance(use_pos_embed, bool):
+            raise TypeError(f"use_pos_embed must be True or False, got {use_pos_embed!r}")
+        if pos_embed not in _POS_EMBED_KINDS:
+            raise ValueError(f"pos_embed must be one of {_POS_EMBED_KINDS}, got {pos_embed!r}")
         self.num_tokens = num_tokens
         self.embed_dim = embed_dim
         self.cls_token = nn.Parameter(torch.zeros(1, 1, embed_dim))  # (1, 1, D)
-        # A fixed table, not trained: a buffer (still saved in the state_dict as 'pos_embed').
-        pos_embed = sinusoid_encoding(num_tokens + 1, embed_dim)[None]  # (1, N+1, D)
-        self.register_buffer(
-            "pos_embed", pos_embed if use_pos_embed else torch.zeros_like(pos_embed)
-        )
+        if use_pos_embed and pos_embed == "learned":
+            # Trained like any weight: a parameter, drawn in _init_weights as timm does.
+            self.pos_embed = nn.Parameter(torch.zeros(1, num_tokens + 1, embed_dim))  # (1, N+1, D)
+        else:
+            # A fixed table, not trained: a buffer (still saved in the state_dict as 'pos_embed').
+            table = sinusoid_encoding(num_tokens + 1, embed_dim)[None]  # (1, N+1, D)
+            self.register_buffer("pos_embed", table if use_pos_embed else torch.zeros_like(table))
         self.blocks = nn.ModuleList(
             Block(embed_dim, num_heads, mlp_ratio, qkv_bias, qk_scale) for _ in range(depth)
         )
@@ -204,6 +216,33 @@ class TransformerBackbone(nn.Module):
     def _init_weights(self) -> None:
         self.apply(init_weights)
         nn.init.trunc_normal_(self.cls_token, std=0.02)
+        if isinstance(self.pos_embed, nn.Parameter):
+            nn.init.trunc_normal_(self.pos_embed, std=0.02)
+
+    def encode_tokens(
+        self, x: torch.Tensor, return_attention: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
+        """Run tokens through class token, position, blocks and norm (everything but the head).
+
+        Args:
+            x: tokens, shape (B, N, D).
+            return_attention: also return the attention weights of every block.
+
+        Returns:
+            normed tokens (B, N+1, D), class token first, or (tokens, [weights (B, h, N+1, N+1)
+            per block]).
+        """
+        cls = self.cls_token.expand(x.shape[0], -1, -1)  # (B, 1, D)
+        x = torch.cat([cls, x], dim=1) + self.pos_embed  # (B, N+1, D)
+        weights = []
+        for block in self.blocks:
+            if return_attention:
+                x, w = block(x, return_attention=True)
+                weights.append(w)
+            else:
+                x = block(x)
+        x = self.norm(x)  # (B, N+1, D)
+        return (x, weights) if return_attention else x
 
     def forward_tokens(
         self, x: torch.Tensor, return_attention: bool = False
@@ -217,22 +256,15 @@ class TransformerBackbone(nn.Module):
         Returns:
             logits (B, num_classes), or (logits, [weights (B, h, N+1, N+1) per block]).
         """
-        cls = self.cls_token.expand(x.shape[0], -1, -1)  # (B, 1, D)
-        x = torch.cat([cls, x], dim=1) + self.pos_embed  # (B, N+1, D)
-        weights = []
-        for block in self.blocks:
-            if return_attention:
-                x, w = block(x, return_attention=True)
-                weights.append(w)
-            else:
-                x = block(x)
-        x = self.norm(x)  # (B, N+1, D)
-        logits = self.head(x[:, 0])  # the class token alone: (B, num_classes)
-        return (logits, weights) if return_attention else logits
+        if return_attention:
+            x, weights = self.encode_tokens(x, return_attention=True)
+            return self.head(x[:, 0]), weights  # the class token alone: (B, num_classes)
+        return self.head(self.encode_tokens(x)[:, 0])  # (B, num_classes)
 
 
 class ViT(TransformerBackbone):
-    """Vision Transformer (Dosovitskiy et al., 2020) with a fixed sinusoidal position embedding.
+    """Vision Transformer (Dosovitskiy et al., 2020), with a fixed sinusoidal or a learned position
+    embedding.
 
     Args:
         img_size: (H, W) of the input images, or one int for square images.
@@ -246,6 +278,8 @@ class ViT(TransformerBackbone):
         qkv_bias: whether the ``qkv`` projections have a bias.
         qk_scale: factor on the attention logits; head_dim ** -0.5 when None.
         use_pos_embed: add the position embedding (False: ``pos_embed`` holds zeros).
+        pos_embed: ``"sincos"`` (the default: a fixed sinusoidal table, a buffer) or
+            ``"learned"`` (a trained parameter, as in the paper and timm).
     """
 
     def __init__(
@@ -261,12 +295,21 @@ class ViT(TransformerBackbone):
         qkv_bias: bool = False,
         qk_scale: float | None = None,
         use_pos_embed: bool = True,
+        pos_embed: str = "sincos",
     ) -> None:
         patch_embed = PatchEmbed(img_size, patch_size, in_chans, embed_dim)
         super().__init__(
-            patch_embed.num_tokens, num_classes, embed_dim, depth, num_heads, mlp_ratio,
-            qkv_bias, qk_scale, use_pos_embed,
-        )  # fmt: skip
+            num_tokens=patch_embed.num_tokens,
+            num_classes=num_classes,
+            embed_dim=embed_dim,
+            depth=depth,
+            num_heads=num_heads,
+            mlp_ratio=mlp_ratio,
+            qkv_bias=qkv_bias,
+            qk_scale=qk_scale,
+            use_pos_embed=use_pos_embed,
+            pos_embed=pos_embed,
+        )
         self.patch_embed = patch_embed
         self._init_weights()
 
@@ -283,3 +326,14 @@ class ViT(TransformerBackbone):
             logits (B, num_classes), or (logits, [weights (B, h, N+1, N+1) per block]).
         """
         return self.forward_tokens(self.patch_embed(x), return_attention)  # (B, N, D) in
+
+    def forward_features(self, x: torch.Tensor) -> torch.Tensor:
+        """Every token after the final norm, before the head (timm's name).
+
+        Args:
+            x: images, shape (B, C, H, W).
+
+        Returns:
+            Tensor of shape (B, N+1, D): the class token, then one token per patch (row-major).
+        """
+        return self.encode_tokens(self.patch_embed(x))  # (B, N+1, D)

@@ -9,9 +9,29 @@ One module per notebook (``core`` holds what they share); every figure function 
 from ``vitexplain.plotting``.
 """
 
-from . import attention, core, patches, position, relative_position, t2t, t2t_animation, training
+from . import (
+    attention,
+    core,
+    learned_position,
+    patches,
+    position,
+    relative_position,
+    t2t,
+    t2t_animation,
+    training,
+)
 
-_MODULES = (core, patches, attention, position, relative_position, t2t, t2t_animation, training)
+_MODULES = (
+    core,
+    patches,
+    attention,
+    position,
+    relative_position,
+    t2t,
+    t2t_animation,
+    training,
+    learned_position,
+)
 for _module in _MODULES:
     globals().update({name: getattr(_module, name) for name in _module.__all__})
 del _module

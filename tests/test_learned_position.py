@@ -1,0 +1,148 @@
+"""vitexplain.learned_position: the where-am-I task, the grid similarity and its neighbour tests."""
+
+import math
+
+import pytest
+import torch
+
+from vitexplain import (
+    ViT,
+    grid_neighbours,
+    grid_similarity,
+    neighbour_contrast,
+    neighbour_wins,
+    position_targets,
+    sinusoid_encoding,
+    sinusoid_encoding_2d,
+    token_position_logits,
+    train_where_am_i,
+)
+
+
+def _loop_similarity(table, rows, cols):
+    """Brute force: one cosine at a time, in Python floats."""
+    out = torch.empty(rows, cols, rows, cols, dtype=torch.float64)
+    vectors = table.double().tolist()
+    for a in range(rows * cols):
+        for b in range(rows * cols):
+            dot = sum(x * y for x, y in zip(vectors[a], vectors[b], strict=True))
+            norms = math.sqrt(sum(x * x for x in vectors[a]) * sum(y * y for y in vectors[b]))
+            out[a // cols, a % cols, b // cols, b % cols] = dot / norms
+    return out
+
+
+@pytest.mark.parametrize("rows, cols, dim", [(3, 5, 32), (2, 2, 3), (4, 1, 7)])
+def test_grid_similarity_equals_a_loop(rows, cols, dim):
+    table = torch.randn(rows * cols, dim, generator=torch.Generator().manual_seed(rows + dim))
+    expected = _loop_similarity(table, rows, cols)
+    assert torch.allclose(grid_similarity(table, (rows, cols)).double(), expected, atol=1e-6)
+    prefixed = torch.cat([torch.randn(1, dim), table])[None]  # (1, N + 1, D) as a ViT's
+    got = grid_similarity(prefixed, (rows, cols), num_prefix_tokens=1)
+    assert torch.allclose(got.double(), expected, atol=1e-6)
+
+
+def test_grid_similarity_rejects_a_table_of_the_wrong_length():
+    with pytest.raises(ValueError, match=r"\(16, D\).*3 x 5.*\(15, 8\)"):
+        grid_similarity(torch.randn(15, 8), (3, 5), num_prefix_tokens=1)
+    with pytest.raises(TypeError, match="table"):
+        grid_similarity([[1.0]], (1, 1))
+
+
+def test_grid_neighbours_equals_the_definition():
+    rows, cols = 3, 5
+    near = grid_neighbours((rows, cols))
+    for a in range(15):
+        for b in range(15):
+            (ra, ca), (rb, cb) = divmod(a, cols), divmod(b, cols)
+            assert bool(near[a, b]) == (abs(ra - rb) + abs(ca - cb) == 1)
+    assert near.sum().item() == 2 * (rows * (cols - 1) + cols * (rows - 1))  # 22 pairs, both ways
+
+
+def _loop_wins_and_contrast(sim, margin):
+    rows, cols = sim.shape[:2]
+    wins = torch.zeros(rows, cols, dtype=torch.bool)
+    contrast = torch.zeros(rows, cols, dtype=torch.float64)
+    for r in range(rows):
+        for c in range(cols):
+            near, far = [], []
+            for r2 in range(rows):
+                for c2 in range(cols):
+                    if (r2, c2) != (r, c):
+                        steps = abs(r - r2) + abs(c - c2)
+                        (near if steps == 1 else far).append(float(sim[r, c, r2, c2]))
+            wins[r, c] = max(near) > max(far) + margin
+            contrast[r, c] = sum(near) / len(near) - sum(far) / len(far)
+    return wins, contrast
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_neighbour_wins_and_contrast_equal_a_loop(seed):
+    sim = grid_similarity(torch.randn(12, 6, generator=torch.Generator().manual_seed(seed)), (3, 4))
+    wins, contrast = _loop_wins_and_contrast(sim, 1e-3)
+    assert torch.equal(neighbour_wins(sim), wins)
+    assert torch.allclose(neighbour_contrast(sim), contrast, atol=1e-6)
+
+
+def test_the_1d_table_fails_at_the_row_ends_and_the_2d_table_nowhere():
+    wins_1d = neighbour_wins(grid_similarity(sinusoid_encoding(15, 32), (3, 5)))
+    assert [int(i) + 1 for i in (~wins_1d).flatten().nonzero()[:, 0]] == [5, 6, 10, 11]
+    assert neighbour_wins(grid_similarity(sinusoid_encoding_2d((3, 5), 32), (3, 5))).all()
+    with pytest.raises(ValueError, match=r"\(H, W, H, W\)"):
+        neighbour_wins(torch.zeros(3, 5, 5, 3))
+
+
+@pytest.mark.parametrize("sigma", [0.0, 0.5, 1.0, 2.0])
+def test_position_targets_equal_the_definition(sigma):
+    rows, cols = 3, 5
+    row_targets, col_targets = position_targets((rows, cols), sigma)
+    assert row_targets.shape == (15, 3) and col_targets.shape == (15, 5)
+    for patch in range(15):
+        r, c = divmod(patch, cols)
+        for targets, where, size in ((row_targets, r, rows), (col_targets, c, cols)):
+            if sigma == 0:
+                weights = [1.0 if i == where else 0.0 for i in range(size)]
+            else:
+                weights = [math.exp(-((i - where) ** 2) / (2 * sigma**2)) for i in range(size)]
+            expected = torch.tensor(weights) / sum(weights)
+            assert torch.allclose(targets[patch], expected, atol=1e-6)
+    with pytest.raises(ValueError, match="sigma"):
+        position_targets((3, 5), -1.0)
+
+
+def _where_vit(**kwargs):
+    torch.manual_seed(0)
+    options = {
+        "img_size": (20, 30),
+        "patch_size": 10,
+        "num_classes": 5,
+        "embed_dim": 16,
+        "depth": 1,
+        "num_heads": 2,
+        "pos_embed": "learned",
+    }
+    return ViT(**{**options, **kwargs})
+
+
+def test_token_position_logits_is_the_head_on_every_patch_token():
+    model = _where_vit().eval()
+    x = torch.randn(4, 1, 20, 30)
+    logits = token_position_logits(model, x)
+    assert logits.shape == (4, 6, 5)
+    with torch.no_grad():
+        assert torch.allclose(model(x), model.head(model.forward_features(x)[:, 0]), atol=1e-6)
+        assert torch.allclose(logits, model.head(model.forward_features(x))[:, 1:], atol=1e-6)
+    with pytest.raises(TypeError, match="ViT"):
+        token_position_logits(torch.nn.Linear(2, 2), x)
+
+
+def test_training_where_am_i_teaches_the_learned_table_the_grid():
+    model = _where_vit()
+    start = model.pos_embed.detach().clone()
+    images = torch.rand(64, 1, 20, 30, generator=torch.Generator().manual_seed(1))
+    history = train_where_am_i(model, images, (2, 3), epochs=8, batch_size=16, lr=1e-2)
+    assert len(history["loss"]) == len(history["accuracy"]) == 8
+    # chance is 1 in 6 (2 rows x 3 columns)
+    assert history["loss"][-1] < history["loss"][0] and history["accuracy"][-1] > 0.6
+    assert not torch.equal(model.pos_embed, start)  # the table itself was trained
+    with pytest.raises(ValueError, match="2 x 2 grid"):
+        train_where_am_i(model, images, (2, 2))
