@@ -32,6 +32,8 @@ _EAGER: tuple[ModuleType, ...] = (
     _vit,
     _t2t,
     _training,
+    importlib.import_module(".scramble", __name__),  # the scramble data set (06)
+    importlib.import_module(".inspection", __name__),  # shapes, counts, attention (06)
 )
 # Modules that import matplotlib (or ipywidgets): loaded when one of their names is first used.
 _LAZY: tuple[str, ...] = ("plotting", "explore")
