@@ -60,7 +60,11 @@ def test_class_token_attention_draws_the_weights_on_the_patch_grid():
     mean_ax, head2_ax = fig.axes[1], fig.axes[3]
     assert np.allclose(mean_ax.images[0].get_array(), weights.mean(0).reshape(3, 5))
     assert np.allclose(head2_ax.images[0].get_array(), weights[1].reshape(3, 5))
-    assert mean_ax.images[0].get_clim() == (0.0, weights.max())
+    # one colour scale for all maps: 0 .. the largest weight rounded up to a tenth
+    assert mean_ax.images[0].get_clim() == head2_ax.images[0].get_clim()
+    assert mean_ax.images[0].get_clim() == (0.0, np.ceil(weights.max() * 10) / 10)
+    fixed = show_class_token_attention(load_mountains(), weights, vmax=0.7)
+    assert fixed.axes[3].images[0].get_clim() == (0.0, 0.7)
     texts = [t.get_text() for t in head2_ax.texts]
     assert texts[11] == f"#12\n{weights[1, 11]:.2f}"  # row 3, column 2: patch 12
     single = show_class_token_attention(load_mountains(), weights[0])
@@ -91,7 +95,7 @@ def test_attention_by_origin_figure_labels_rows_cells_and_colour_bar():
     fig = show_attention_by_origin(table)
     ax, bar = fig.axes
     assert np.array_equal(ax.images[0].get_array(), table)
-    assert ax.images[0].get_clim() == (0.0, 0.27)
+    assert ax.images[0].get_clim() == (0.0, 0.3)  # the largest entry, rounded up to a tenth
     assert [t.get_text() for t in ax.texts][:3] == ["0.01", "0.12", "0.27"]
     assert ax.get_xlabel() == "grid row the patch came from"
     assert ax.get_ylabel() == "grid row the patch sits in"

@@ -18,6 +18,15 @@ __all__ = [
 ]
 
 
+def _round_up_to_tenth(value: float) -> float:
+    """The colour limit for weights up to ``value``: the next multiple of 0.1 (at least 0.1).
+
+    A round limit keeps the colour bar's ticks in place when the largest weight moves a little,
+    as trained weights do from one processor to another.
+    """
+    return max(float(np.ceil(round(value * 10, 6))) / 10, 0.1)
+
+
 def show_scramble_examples(
     images,
     labels: Sequence[int],
@@ -133,14 +142,15 @@ def show_class_token_attention(
     weights,
     patch_size: int = 20,
     cmap: str = "Purples",
+    vmax: float | None = None,
     figsize: tuple[float, float] = (6.4, 3.8),
 ) -> Figure:
     """Where the class token looks: its attention to every patch, drawn on the patch grid.
 
     The first panel is the image with its patches numbered 1 ... N; the next shows the weights
     averaged over the heads, then one panel per head. Each map is the (rows, cols) patch grid,
-    every cell labelled "#patch" and its weight; all maps share the colour limits 0 .. largest
-    weight, with one colour bar.
+    every cell labelled "#patch" and its weight; all maps share the colour limits 0 .. ``vmax``,
+    with one colour bar.
 
     Args:
         image: array of shape (H, W), values in [0, 1].
@@ -149,6 +159,7 @@ def show_class_token_attention(
             :func:`~vitexplain.training.class_token_attention`.
         patch_size: side P of the patches; N must equal (H / P) * (W / P).
         cmap: colour map of the weights.
+        vmax: upper colour limit; when None, the largest weight rounded up to a multiple of 0.1.
         figsize: size of the figure.
 
     Returns:
@@ -170,7 +181,7 @@ def show_class_token_attention(
     maps = [("mean over heads" if heads > 1 else "class token", weights.mean(0))]
     if heads > 1:
         maps += [(f"head {h + 1}", weights[h]) for h in range(heads)]
-    vmax = float(weights.max())
+    vmax = _round_up_to_tenth(float(weights.max())) if vmax is None else float(vmax)
     ncols = 2
     nrows = -(-(len(maps) + 1) // ncols)
     fig = Figure(figsize=figsize, layout="constrained")
@@ -197,6 +208,7 @@ def show_attention_by_origin(
     table,
     fmt: str = "{:.2f}",
     cmap: str = "Purples",
+    vmax: float | None = None,
     figsize: tuple[float, float] = (4.8, 3.4),
 ) -> Figure:
     """The class token's mean weight per patch, by the grid row a patch sits in and came from.
@@ -205,7 +217,9 @@ def show_attention_by_origin(
         table: shape (R, R), as returned by :func:`~vitexplain.inspection.attention_by_origin`:
             entry [r, s] is the mean weight a patch from grid row s receives in grid row r.
         fmt: format of the value written in each cell.
-        cmap: colour map; the colour limits run from 0 to the largest entry.
+        cmap: colour map.
+        vmax: upper colour limit (the lower one is 0); when None, the largest entry rounded up
+            to a multiple of 0.1.
         figsize: size of the figure.
 
     Returns:
@@ -222,6 +236,7 @@ def show_attention_by_origin(
         fmt=fmt,
         cmap=cmap,
         vmin=0.0,
+        vmax=_round_up_to_tenth(float(np.nanmax(table))) if vmax is None else float(vmax),
         aspect="equal",
         xticklabels=ticks,
         yticklabels=ticks,
