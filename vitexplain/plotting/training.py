@@ -156,7 +156,7 @@ def show_class_token_attention(
         image: array of shape (H, W), values in [0, 1].
         weights: the class token's attention to the N patch tokens, shape (h, N) (or (N,) for one
             head), e.g. the mean over examples of
-            :func:`~vitexplain.training.class_token_attention`.
+            :func:`~vitexplain.inspection.class_token_attention`.
         patch_size: side P of the patches; N must equal (H / P) * (W / P).
         cmap: colour map of the weights.
         vmax: upper colour limit; when None, the largest weight rounded up to a multiple of 0.1.
