@@ -60,10 +60,46 @@ def test_class_token_attention_draws_the_weights_on_the_patch_grid():
     mean_ax, head2_ax = fig.axes[1], fig.axes[3]
     assert np.allclose(mean_ax.images[0].get_array(), weights.mean(0).reshape(3, 5))
     assert np.allclose(head2_ax.images[0].get_array(), weights[1].reshape(3, 5))
-    assert mean_ax.images[0].get_clim() == (0.0, weights.max())
+    # one colour scale for all maps: 0 .. the largest weight rounded up to a tenth
+    assert mean_ax.images[0].get_clim() == head2_ax.images[0].get_clim()
+    assert mean_ax.images[0].get_clim() == (0.0, np.ceil(weights.max() * 10) / 10)
+    fixed = show_class_token_attention(load_mountains(), weights, vmax=0.7)
+    assert fixed.axes[3].images[0].get_clim() == (0.0, 0.7)
     texts = [t.get_text() for t in head2_ax.texts]
     assert texts[11] == f"#12\n{weights[1, 11]:.2f}"  # row 3, column 2: patch 12
     single = show_class_token_attention(load_mountains(), weights[0])
     assert len(single.axes) == 3 and single.axes[1].get_title() == "class token"
     with pytest.raises(ValueError, match="weights hold 14 patches"):
         show_class_token_attention(load_mountains(), weights[:, :14])
+
+
+def test_training_curves_keep_a_train_curve_visible_where_it_meets_the_test_curve():
+    from vitexplain import show_training_curves
+
+    flat = {"epoch": [1, 2], "loss": [0.7, 0.7], "train_accuracy": [0.5, 0.5]}
+    flat["test_accuracy"] = [0.5, 0.5]
+    _, acc_ax = show_training_curves({"blind": flat}).axes
+    test, train = [line for line in acc_ax.lines if line.get_label().startswith("blind")]
+    chance = next(line for line in acc_ax.lines if line.get_linestyle() == "--")
+    # the same points: the train curve is drawn on top, with larger open markers
+    assert list(test.get_ydata()) == list(train.get_ydata()) == [0.5, 0.5]
+    assert train.get_zorder() > test.get_zorder() > chance.get_zorder()
+    assert train.get_marker() == "s" and train.get_markerfacecolor() == "none"
+    assert train.get_markersize() > test.get_markersize()
+
+
+def test_attention_by_origin_figure_labels_rows_cells_and_colour_bar():
+    from vitexplain import show_attention_by_origin
+
+    table = np.array([[0.01, 0.12, 0.27], [0.004, 0.06, 0.13], [0.001, 0.002, 0.007]])
+    fig = show_attention_by_origin(table)
+    ax, bar = fig.axes
+    assert np.array_equal(ax.images[0].get_array(), table)
+    assert ax.images[0].get_clim() == (0.0, 0.3)  # the largest entry, rounded up to a tenth
+    assert [t.get_text() for t in ax.texts][:3] == ["0.01", "0.12", "0.27"]
+    assert ax.get_xlabel() == "grid row the patch came from"
+    assert ax.get_ylabel() == "grid row the patch sits in"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "3"]
+    assert bar.get_ylabel() == "mean attention weight"
+    with pytest.raises(ValueError, match=r"table must have shape \(R, R\), got shape \(2, 3\)"):
+        show_attention_by_origin(table[:2])

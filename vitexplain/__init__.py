@@ -13,10 +13,12 @@ from types import ModuleType
 
 from . import attention as _attention
 from . import data as _data
+from . import inspection as _inspection
 from . import learned_position as _learned_position
 from . import patches as _patches
 from . import position as _position
 from . import relative_position as _relative_position
+from . import scramble as _scramble
 from . import t2t as _t2t
 from . import training as _training
 from . import vit as _vit
@@ -33,6 +35,8 @@ _EAGER: tuple[ModuleType, ...] = (
     _vit,
     _t2t,
     _training,
+    _scramble,
+    _inspection,
     _learned_position,
 )
 # Modules that import matplotlib (or ipywidgets): loaded when one of their names is first used.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 
 
@@ -128,3 +129,80 @@ def check_number(
         relation = "at least" if inclusive else "greater than"
         raise ValueError(f"{name} must be {relation} {minimum}, got {number}")
     return number
+
+
+def check_divides(name: str, value: int, height: int, width: int) -> int:
+    """Return ``value`` if it divides both sides of an image (a patch size that tiles it).
+
+    Args:
+        name: argument name used in the message, e.g. ``"patch_size"``.
+        value: the patch size P, a positive int.
+        height: image height H.
+        width: image width W.
+
+    Returns:
+        The value, unchanged.
+    """
+    for side, size in (("height", height), ("width", width)):
+        if size % value:
+            raise ValueError(
+                f"{name} {value} does not divide the image {side} {size} "
+                f"({size} = {size // value} * {value} + {size % value})"
+            )
+    return value
+
+
+def check_module(name: str, value: object) -> torch.nn.Module:
+    """Return ``value`` if it is a ``torch.nn.Module``.
+
+    Args:
+        name: argument name used in the message.
+        value: the value to check.
+
+    Returns:
+        The module, unchanged.
+    """
+    if not isinstance(value, torch.nn.Module):
+        raise TypeError(f"{name} must be a torch.nn.Module, got {type(value).__name__}")
+    return value
+
+
+def check_image(name: str, value: object) -> np.ndarray:
+    """Return ``value`` as a float64 array of shape (H, W): one grey picture.
+
+    Args:
+        name: argument name used in the message.
+        value: an array-like (numpy array, tensor, nested lists) of two dimensions.
+
+    Returns:
+        A float64 numpy array of shape (H, W).
+    """
+    image = np.asarray(value, dtype=np.float64)
+    if image.ndim != 2:
+        raise ValueError(f"{name} must have shape (H, W), got shape {image.shape}")
+    return image
+
+
+def check_labelled_data(name: str, data: object) -> tuple[torch.Tensor, torch.Tensor]:
+    """Return ``(images, labels)`` from a pair of tensors that belong together.
+
+    Args:
+        name: argument name used in the message, e.g. ``"train"``.
+        data: a pair (images (n, ...), labels (n,)) with integer class indices as labels.
+
+    Returns:
+        The pair ``(images, labels)``, unchanged.
+    """
+    if not isinstance(data, (tuple, list)) or len(data) != 2:
+        raise TypeError(f"{name} must be a pair (images, labels), got {type(data).__name__}")
+    images = check_tensor(f"{name}[0] (images)", data[0], min_ndim=2)
+    labels = check_tensor(f"{name}[1] (labels)", data[1], ndim=1)
+    if labels.dtype.is_floating_point or labels.dtype.is_complex or labels.dtype == torch.bool:
+        raise TypeError(
+            f"{name}[1] (labels) must hold integer class indices, got dtype {labels.dtype}"
+        )
+    if len(images) != len(labels):
+        raise ValueError(f"{name} has {len(images)} images but {len(labels)} labels")
+    if len(labels) == 0:
+        raise ValueError(f"{name} is empty")
+    return images, labels

@@ -7,14 +7,24 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._checks import check_int
+from .._checks import check_image, check_int
 from .core import _as_array, show_matrix, show_patch_grid, text_colour
 
 __all__ = [
+    "show_attention_by_origin",
     "show_class_token_attention",
     "show_scramble_examples",
     "show_training_curves",
 ]
+
+
+def _round_up_to_tenth(value: float) -> float:
+    """The colour limit for weights up to ``value``: the next multiple of 0.1 (at least 0.1).
+
+    A round limit keeps the colour bar's ticks in place when the largest weight moves a little,
+    as trained weights do from one processor to another.
+    """
+    return max(float(np.ceil(round(value * 10, 6))) / 10, 0.1)
 
 
 def show_scramble_examples(
@@ -61,8 +71,8 @@ def show_scramble_examples(
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
     for k, ax in enumerate(axes[:n]):
         title = f"example {k + 1}: {class_names[labels[k]]} (label {labels[k]})"
-        show_patch_grid(images[k], patch_size, ax=ax, labels=[int(o) + 1 for o in orders[k]],
-                        title=title)  # fmt: skip
+        labels_k = [int(o) + 1 for o in orders[k]]
+        show_patch_grid(images[k], patch_size, ax=ax, labels=labels_k, title=title)
         ax.title.set_fontsize(9)
         ax.set_xlabel("")
         ax.set_ylabel("")
@@ -81,8 +91,10 @@ def show_training_curves(
     """Loss and accuracy per epoch of several training runs, side by side.
 
     Left: the mean training loss per epoch of each run, with the loss of a coin flip,
-    ln 2, dashed. Right: the test accuracy (solid) and the training accuracy (dotted) of each
-    run, with the chance level dashed.
+    ln 2, dashed. Right: the test accuracy (solid line, filled dots) and the training accuracy
+    (dotted line, open squares) of each run, with the chance level dashed underneath. Where the
+    two accuracies coincide (a run at exactly chance, or at 100 %), the open squares drawn around
+    the dots keep the training curve visible.
 
     Args:
         histories: ``{run name: history}``, each history as returned by
@@ -107,12 +119,16 @@ def show_training_curves(
         colour = f"C{n}"
         epochs = list(history["epoch"])
         loss_ax.plot(epochs, history["loss"], color=colour, marker="o", ms=3, label=name)
-        acc_ax.plot(epochs, history["test_accuracy"], color=colour, marker="o", ms=3,
-                    label=f"{name}: test")  # fmt: skip
-        acc_ax.plot(epochs, history["train_accuracy"], color=colour, ls=":",
-                    label=f"{name}: train")  # fmt: skip
-    loss_ax.axhline(np.log(2), color="grey", ls="--", lw=1, label="coin flip (ln 2)")
-    acc_ax.axhline(chance, color="grey", ls="--", lw=1, label=f"chance ({chance:.0%})")
+        test_style = {"marker": "o", "ms": 3, "zorder": 3}
+        acc_ax.plot(
+            epochs, history["test_accuracy"], color=colour, label=f"{name}: test", **test_style
+        )
+        train_style = {"ls": ":", "lw": 1.5, "marker": "s", "ms": 7, "mfc": "none", "zorder": 4}
+        acc_ax.plot(
+            epochs, history["train_accuracy"], color=colour, label=f"{name}: train", **train_style
+        )
+    loss_ax.axhline(np.log(2), color="grey", ls="--", lw=1, zorder=1, label="coin flip (ln 2)")
+    acc_ax.axhline(chance, color="grey", ls="--", lw=1, zorder=1, label=f"chance ({chance:.0%})")
     loss_ax.set(xlabel="epoch", ylabel="training loss (binary cross-entropy)", title="loss")
     acc_ax.set(xlabel="epoch", ylabel="accuracy", title="accuracy", ylim=(0.0, 1.05))
     for ax in (loss_ax, acc_ax):
@@ -126,31 +142,31 @@ def show_class_token_attention(
     weights,
     patch_size: int = 20,
     cmap: str = "Purples",
+    vmax: float | None = None,
     figsize: tuple[float, float] = (6.4, 3.8),
 ) -> Figure:
     """Where the class token looks: its attention to every patch, drawn on the patch grid.
 
     The first panel is the image with its patches numbered 1 ... N; the next shows the weights
     averaged over the heads, then one panel per head. Each map is the (rows, cols) patch grid,
-    every cell labelled "#patch" and its weight; all maps share the colour limits 0 .. largest
-    weight, with one colour bar.
+    every cell labelled "#patch" and its weight; all maps share the colour limits 0 .. ``vmax``,
+    with one colour bar.
 
     Args:
         image: array of shape (H, W), values in [0, 1].
         weights: the class token's attention to the N patch tokens, shape (h, N) (or (N,) for one
             head), e.g. the mean over examples of
-            :func:`~vitexplain.training.class_token_attention`.
+            :func:`~vitexplain.inspection.class_token_attention`.
         patch_size: side P of the patches; N must equal (H / P) * (W / P).
         cmap: colour map of the weights.
+        vmax: upper colour limit; when None, the largest weight rounded up to a multiple of 0.1.
         figsize: size of the figure.
 
     Returns:
         The figure: the image's axes, the mean's, one per head (only the mean for a single
         head), then the colour bar's axes.
     """
-    image, weights = _as_array(image), _as_array(weights).astype(np.float64)
-    if image.ndim != 2:
-        raise ValueError(f"image must have shape (H, W), got shape {image.shape}")
+    image, weights = check_image("image", _as_array(image)), _as_array(weights).astype(np.float64)
     if weights.ndim == 1:
         weights = weights[None]  # (1, N)
     if weights.ndim != 2:
@@ -165,7 +181,7 @@ def show_class_token_attention(
     maps = [("mean over heads" if heads > 1 else "class token", weights.mean(0))]
     if heads > 1:
         maps += [(f"head {h + 1}", weights[h]) for h in range(heads)]
-    vmax = float(weights.max())
+    vmax = _round_up_to_tenth(float(weights.max())) if vmax is None else float(vmax)
     ncols = 2
     nrows = -(-(len(maps) + 1) // ncols)
     fig = Figure(figsize=figsize, layout="constrained")
@@ -175,13 +191,59 @@ def show_class_token_attention(
         grid = values.reshape(rows, cols)  # (rows, cols), row-major like the patches
         show_matrix(grid, ax=ax, title=title, cmap=cmap, vmin=0.0, vmax=vmax, aspect="equal")
         for (r, c), value in np.ndenumerate(grid):
-            ax.text(c, r, f"#{r * cols + c + 1}\n{value:.2f}", ha="center", va="center",
-                    fontsize=7, color=text_colour(value, 0.0, vmax, cmap))  # fmt: skip
+            colour = text_colour(value, 0.0, vmax, cmap)
+            text = f"#{r * cols + c + 1}\n{value:.2f}"
+            ax.text(c, r, text, ha="center", va="center", fontsize=7, color=colour)
         ax.set_xticks(range(cols), [str(c + 1) for c in range(cols)])
         ax.set_yticks(range(rows), [str(r + 1) for r in range(rows)])
         ax.set(xlabel="patch column", ylabel="patch row")
     for ax in axes[len(maps) + 1 :]:
         fig.delaxes(ax)
-    fig.colorbar(axes[1].images[0], ax=list(axes[1 : len(maps) + 1]), shrink=0.8,
-                 label="attention weight")  # fmt: skip
+    mapped = list(axes[1 : len(maps) + 1])
+    fig.colorbar(axes[1].images[0], ax=mapped, shrink=0.8, label="attention weight")
+    return fig
+
+
+def show_attention_by_origin(
+    table,
+    fmt: str = "{:.2f}",
+    cmap: str = "Purples",
+    vmax: float | None = None,
+    figsize: tuple[float, float] = (4.8, 3.4),
+) -> Figure:
+    """The class token's mean weight per patch, by the grid row a patch sits in and came from.
+
+    Args:
+        table: shape (R, R), as returned by :func:`~vitexplain.inspection.attention_by_origin`:
+            entry [r, s] is the mean weight a patch from grid row s receives in grid row r.
+        fmt: format of the value written in each cell.
+        cmap: colour map.
+        vmax: upper colour limit (the lower one is 0); when None, the largest entry rounded up
+            to a multiple of 0.1.
+        figsize: size of the figure.
+
+    Returns:
+        The figure: the table's axes (rows: where the patch sits, columns: where it came from,
+        both numbered from 1) and a labelled colour bar.
+    """
+    table = _as_array(table).astype(np.float64)
+    if table.ndim != 2 or table.shape[0] != table.shape[1]:
+        raise ValueError(f"table must have shape (R, R), got shape {table.shape}")
+    ticks = list(range(1, len(table) + 1))
+    fig = show_matrix(
+        table,
+        annotate=True,
+        fmt=fmt,
+        cmap=cmap,
+        vmin=0.0,
+        vmax=_round_up_to_tenth(float(np.nanmax(table))) if vmax is None else float(vmax),
+        aspect="equal",
+        xticklabels=ticks,
+        yticklabels=ticks,
+        xlabel="grid row the patch came from",
+        ylabel="grid row the patch sits in",
+        title="class token's weight per patch\n(scrambled test pictures)",
+        figsize=figsize,
+    )
+    fig.colorbar(fig.axes[0].images[0], ax=fig.axes[0], shrink=0.8, label="mean attention weight")
     return fig

@@ -1,0 +1,125 @@
+"""vitexplain.inspection: shapes on the way, parameter counts, where the class token looks."""
+
+import numpy as np
+import pytest
+import torch
+
+from vitexplain import (
+    ViT,
+    attention_by_origin,
+    check_shape,
+    class_token_attention,
+    count_parameters,
+)
+
+
+def test_check_shape_passes_the_tensor_on_and_prints_one_line(capsys):
+    x = torch.zeros(13, 176, 64)
+    assert check_shape("tokens", x, (13, 176, 64)) is x
+    assert check_shape("quiet", x, [13, 176, 64], show=False) is x
+    assert capsys.readouterr().out == f"{'tokens':<42} (13, 176, 64)\n"
+    with torch.device("meta"):  # shapes without values work too
+        assert check_shape("meta", torch.empty(2, 3), (2, 3), show=False).shape == (2, 3)
+
+
+def test_check_shape_names_the_stage_that_went_wrong():
+    x = torch.zeros(13, 175, 64)
+    with pytest.raises(
+        ValueError, match=r"norm has shape \(13, 175, 64\), expected \(13, 176, 64\)"
+    ):
+        check_shape("norm", x, (13, 176, 64))
+    with pytest.raises(ValueError, match="expected \\(13, 175\\)"):
+        check_shape("head", x, (13, 175))  # a missing dimension
+    with pytest.raises(TypeError, match="head must be a torch.Tensor, got ndarray"):
+        check_shape("head", np.zeros(3), (3,))
+    with pytest.raises(TypeError, match="shape must be a sequence of ints, got 3"):
+        check_shape("head", torch.zeros(3), 3)
+    with pytest.raises(TypeError, match=r"shape\[1\] must be an int, got 2.0"):
+        check_shape("head", torch.zeros(3, 2), (3, 2.0))
+    with pytest.raises(TypeError, match="name must be a str"):
+        check_shape(1, torch.zeros(3), (3,))
+
+
+def test_class_token_attention_is_row_zero_of_the_softmax():
+    torch.manual_seed(0)
+    vit = ViT((60, 100), 20, embed_dim=16, depth=1, num_heads=2).eval()
+    x = torch.rand(3, 1, 60, 100)
+    got = class_token_attention(vit, x)
+    assert got.shape == (3, 2, 15)
+    with torch.no_grad():  # by hand: class token + patches + position, norm1, q and k, softmax
+        z = torch.cat([vit.cls_token.expand(3, -1, -1), vit.patch_embed(x)], 1) + vit.pos_embed
+        block = vit.blocks[0]
+        q, k, _ = block.attn.qkv(block.norm1(z)).reshape(3, 16, 3, 2, 8).permute(2, 0, 3, 1, 4)
+        weights = torch.softmax(q @ k.transpose(-1, -2) * 8**-0.5, dim=-1)  # (3, 2, 16, 16)
+    assert torch.allclose(got, weights[:, :, 0, 1:], atol=1e-6)
+    assert (got.sum(-1) < 1).all()  # the rest goes to the class token itself
+
+
+def test_class_token_attention_picks_the_block_and_keeps_the_mode():
+    torch.manual_seed(0)
+    vit = ViT((20, 20), 10, embed_dim=8, depth=2, num_heads=2)  # train mode
+    x = torch.rand(2, 1, 20, 20)
+    with torch.no_grad():
+        _, weights = vit.eval()(x, return_attention=True)
+    vit.train()
+    assert torch.equal(class_token_attention(vit, x, block=0), weights[0][:, :, 0, 1:])
+    assert torch.equal(class_token_attention(vit, x, block=-1), weights[1][:, :, 0, 1:])
+    assert vit.training
+    with pytest.raises(ValueError, match="block 2 does not exist: the model has 2 blocks"):
+        class_token_attention(vit, x, block=2)
+    with pytest.raises(TypeError, match="block must be an int, got True"):
+        class_token_attention(vit, x, block=True)
+    with pytest.raises(TypeError, match="model must be a torch.nn.Module, got str"):
+        class_token_attention("vit", x)
+
+
+def test_attention_by_origin_matches_a_loop():
+    g = torch.Generator().manual_seed(0)
+    weights = torch.rand(6, 15, generator=g)
+    orders = torch.stack([torch.randperm(15, generator=g) for _ in range(6)])
+    got = attention_by_origin(weights, orders, (3, 5))
+    total, count = np.zeros((3, 3)), np.zeros((3, 3))
+    for b in range(6):
+        for position in range(15):
+            r, s = position // 5, int(orders[b, position]) // 5
+            total[r, s] += float(weights[b, position])
+            count[r, s] += 1
+    assert got.shape == (3, 3) and np.allclose(got.numpy(), total / count)
+    identity = attention_by_origin(weights, torch.arange(15).expand(6, 15), (3, 5))
+    assert torch.isnan(identity[0, 1])  # intact pictures: every patch sits in its own row
+    assert torch.isclose(identity[1, 1], weights[:, 5:10].double().mean())
+    with pytest.raises(ValueError, match=r"\(6, 14\)"):
+        attention_by_origin(weights[:, :14], orders, (3, 5))
+    with pytest.raises(ValueError, match="orders must hold patch indices 0 .. 14"):
+        attention_by_origin(weights, orders + 1, (3, 5))
+
+
+def test_count_parameters_matches_the_formula_and_skips_the_position_buffer():
+    vit = ViT((60, 100), 20, num_classes=3, embed_dim=16, depth=2, num_heads=2)
+    counts = count_parameters(vit)
+    d = 16
+    assert counts["patch_embed"] == 400 * d + d and counts["cls_token"] == d
+    assert counts["blocks"] == 2 * (12 * d * d + 10 * d)  # no qkv bias: 3d fewer than 13d
+    assert counts["norm"] == 2 * d and counts["head"] == 3 * d + 3
+    assert counts["total"] == sum(p.numel() for p in vit.parameters())
+    assert "pos_embed" not in counts
+    with torch.device("meta"):
+        big = ViT(
+            224,
+            16,
+            in_chans=3,
+            num_classes=1000,
+            embed_dim=768,
+            depth=12,
+            num_heads=12,
+            qkv_bias=True,
+        )
+    assert count_parameters(big)["total"] == 86_416_360  # timm's ViT-B/16 minus 197 x 768 pos_embed
+
+
+def test_count_parameters_skips_frozen_parameters():
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2))
+    model[0].weight.requires_grad_(False)
+    assert count_parameters(model) == {"0": 4, "1": 10, "total": 14}
+    with pytest.raises(TypeError, match="model must be a torch.nn.Module, got int"):
+        count_parameters(3)

@@ -1,0 +1,138 @@
+"""Looking inside a model (notebook 06): shapes on the way, parameter counts, attention weights."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from torch import nn
+
+from ._checks import check_int, check_module, check_size2, check_tensor
+
+__all__ = [
+    "attention_by_origin",
+    "check_shape",
+    "class_token_attention",
+    "count_parameters",
+]
+
+
+def check_shape(
+    name: str, tensor: torch.Tensor, shape: Sequence[int], show: bool = True
+) -> torch.Tensor:
+    """Check that a tensor has the expected shape, print one line about it, and pass it on.
+
+    Made for following a batch through a model stage by stage:
+    ``z = check_shape("norm", model.norm(z), (B, N + 1, D))`` checks and shows the stage's shape
+    and hands the tensor on, so the walk reads like the forward pass it repeats.
+
+    Args:
+        name: what the tensor is, printed left-aligned in 42 characters.
+        tensor: the tensor to check.
+        shape: the expected shape, one int per dimension.
+        show: print ``name`` and the shape (False: check only).
+
+    Returns:
+        ``tensor`` itself, unchanged.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {name!r}")
+    tensor = check_tensor(name, tensor)
+    if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence):
+        raise TypeError(f"shape must be a sequence of ints, got {shape!r}")
+    expected = tuple(check_int(f"shape[{i}]", size, minimum=0) for i, size in enumerate(shape))
+    if tuple(tensor.shape) != expected:
+        raise ValueError(f"{name} has shape {tuple(tensor.shape)}, expected {expected}")
+    if show:
+        print(f"{name:<42} {expected}")
+    return tensor
+
+
+@torch.no_grad()
+def class_token_attention(model: nn.Module, images: torch.Tensor, block: int = -1) -> torch.Tensor:
+    """How much the class token attends to each patch token, in one block of a ViT.
+
+    Args:
+        model: a ViT whose ``forward(x, return_attention=True)`` returns
+            ``(logits, [weights (B, h, N+1, N+1) per block])``, the class token first.
+        images: shape (B, C, H, W).
+        block: which block (Python index: -1 is the last).
+
+    Returns:
+        Tensor of shape (B, h, N): row 0 of the block's attention weights without its first
+        column, i.e. the weight the class token gives each patch token (the rest of the row, the
+        weight it gives itself, is ``1 - sum``).
+    """
+    model = check_module("model", model)
+    images = check_tensor("images", images, ndim=4)
+    block = check_int("block", block, minimum=None)
+    was_training = model.training
+    model.eval()
+    _, weights = model(images, return_attention=True)
+    model.train(was_training)
+    if not -len(weights) <= block < len(weights):
+        raise ValueError(f"block {block} does not exist: the model has {len(weights)} blocks")
+    return weights[block][:, :, 0, 1:]  # (B, h, N)
+
+
+def count_parameters(model: nn.Module) -> dict[str, int]:
+    """Number of trainable parameters of each top-level part of a model, and the total.
+
+    Buffers (such as a fixed position embedding) are not parameters and are not counted.
+
+    Args:
+        model: any module.
+
+    Returns:
+        ``{part: count}`` in registration order (a top-level parameter such as ``cls_token`` is
+        its own part), then ``"total"``. Works on the meta device (no memory is allocated).
+    """
+    model = check_module("model", model)
+    counts: dict[str, int] = {}
+    for name, parameter in model.named_parameters():
+        if parameter.requires_grad:
+            part = name.split(".")[0]
+            counts[part] = counts.get(part, 0) + parameter.numel()
+    counts["total"] = sum(counts.values())
+    return counts
+
+
+def attention_by_origin(
+    weights: torch.Tensor, orders: torch.Tensor, grid_size: int | tuple[int, int]
+) -> torch.Tensor:
+    """Mean attention a patch receives, by the grid row it sits in and the grid row it came from.
+
+    For scrambled pictures this separates "where a patch is" from "what it is": entry [r, s] is
+    the mean weight over all (picture, position) pairs whose position lies in grid row r and whose
+    patch was taken from grid row s of the intact picture.
+
+    Args:
+        weights: attention to each patch position, shape (B, N), e.g. the class token's weights
+            averaged over heads (``class_token_attention(model, x).mean(1)``).
+        orders: shape (B, N), int: position i of picture b holds original patch ``orders[b, i]``
+            (0-based, row-major), as returned by :func:`~vitexplain.scramble.make_scramble_dataset`.
+        grid_size: (rows, cols) of the patch grid, rows * cols = N (one int: a square grid).
+
+    Returns:
+        float64 tensor of shape (rows, rows); NaN where no pair falls in a cell.
+    """
+    weights = check_tensor("weights", weights, ndim=2)
+    orders = check_tensor("orders", orders, ndim=2)
+    rows, cols = check_size2("grid_size", grid_size)
+    if weights.shape != orders.shape or weights.shape[1] != rows * cols:
+        raise ValueError(
+            f"weights {tuple(weights.shape)} and orders {tuple(orders.shape)} must both have shape "
+            f"(B, {rows * cols}) for a {rows} x {cols} grid"
+        )
+    if orders.dtype.is_floating_point or orders.min() < 0 or orders.max() >= rows * cols:
+        raise ValueError(f"orders must hold patch indices 0 .. {rows * cols - 1}")
+    sits = (torch.arange(rows * cols) // cols).expand_as(orders)  # (B, N): row of the position
+    came = orders.long() // cols  # (B, N): row the patch came from
+    cell = (sits * rows + came).flatten()  # (B*N,): index into the (rows, rows) table
+    total = torch.zeros(rows * rows, dtype=torch.float64).index_add_(
+        0, cell, weights.flatten().double()
+    )
+    count = torch.zeros(rows * rows, dtype=torch.float64).index_add_(
+        0, cell, torch.ones(cell.shape, dtype=torch.float64)
+    )
+    return (total / count).reshape(rows, rows)  # 0 / 0 = NaN where no pair falls
