@@ -1,0 +1,183 @@
+"""Figures of notebook 03, part 3: how alike positions are, on a line and on the patch grid,
+and an embedding resized to a new grid."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+
+from .core import (
+    EMBEDDING_CMAP,
+    _as_array,
+    show_matrix,
+    show_patch_grid,
+    text_colour,
+)
+from .position import SIMILARITY_CMAP
+
+__all__ = [
+    "show_grid_similarity",
+    "show_resized_embedding",
+    "show_similarity",
+]
+
+
+def show_similarity(
+    similarity: np.ndarray | torch.Tensor,
+    starts: Sequence[int] = (0, 50, 100),
+    figsize: tuple[float, float] = (9, 3.6),
+) -> Figure:
+    """Draw a position-similarity matrix, and its rows against the offset b - a.
+
+    If the similarity depends only on the offset, the curves of the right panel lie on top of
+    each other.
+
+    Args:
+        similarity: array of shape (N, N), e.g. ``embedding_similarity(table)``.
+        starts: positions a whose rows are plotted against the offset.
+        figsize: size of the figure.
+
+    Returns:
+        The figure: the matrix (``SIMILARITY_CMAP``, the data's range, colour bar) and one curve
+        per start.
+    """
+    similarity = _as_array(similarity)
+    n = similarity.shape[0]
+    if similarity.ndim != 2 or similarity.shape[1] != n:
+        raise ValueError(f"similarity must be a square matrix, got shape {similarity.shape}")
+    if not starts or not all(0 <= a < n for a in starts):
+        raise ValueError(f"starts must be positions in [0, {n}), got {starts}")
+    fig = Figure(figsize=figsize, layout="constrained")
+    left, right = fig.subplots(1, 2, width_ratios=[1, 1.3])
+    show_matrix(
+        similarity,
+        ax=left,
+        cmap=SIMILARITY_CMAP,
+        aspect="equal",
+        title="similarity of PE(a) and PE(b)",
+        xlabel="position b",
+        ylabel="position a",
+    )
+    fig.colorbar(left.images[0], ax=left, shrink=0.8, label="cosine similarity")
+    styles = ["-", "--", ":", "-."]
+    for n_curve, a in enumerate(starts):
+        offsets = np.arange(-a, n - a)
+        right.plot(offsets, similarity[a, a + offsets], styles[n_curve % 4],
+                   lw=3 - 0.7 * (n_curve % 3), label=f"row a = {a}")  # fmt: skip
+    right.set_xlabel("offset k = b - a (tokens)")
+    right.set_ylabel("similarity")
+    right.set_title("rows against the offset")
+    right.grid(True, alpha=0.3)
+    right.legend()
+    return fig
+
+
+def show_grid_similarity(
+    maps: Sequence[np.ndarray | torch.Tensor],
+    titles: Sequence[str],
+    reference: int,
+    image: np.ndarray | None = None,
+    patch_size: int = 20,
+    figsize: tuple[float, float] = (9.5, 2.5),
+) -> Figure:
+    """Draw similarity-to-one-patch maps over a patch grid, each cell labelled with patch and value.
+
+    Args:
+        maps: arrays of shape (H, W), the similarity of every patch to patch ``reference``.
+        titles: one title per map.
+        reference: 0-based index (row-major) of the patch compared with the others; outlined.
+        image: optional picture of shape (H * P, W * P) drawn first with its patch grid.
+        patch_size: side P of the patches of ``image``.
+        figsize: size of the figure.
+
+    Returns:
+        The figure: (the picture and) one annotated map per entry of ``maps``, one colour bar.
+    """
+    from matplotlib.patches import Rectangle
+
+    maps = [_as_array(m) for m in maps]
+    shapes = {m.shape for m in maps}
+    if not maps or len(titles) != len(maps) or len(shapes) != 1 or maps[0].ndim != 2:
+        raise ValueError(
+            f"maps must be one or more (H, W) arrays of one shape with one title each, got "
+            f"shapes {sorted(shapes)} and {len(titles)} titles"
+        )
+    rows, cols = maps[0].shape
+    if not 0 <= reference < rows * cols:
+        raise ValueError(f"reference must be a patch index in [0, {rows * cols}), got {reference}")
+    fig = Figure(figsize=figsize, layout="constrained")
+    axes = list(fig.subplots(1, len(maps) + (image is not None)))
+    if image is not None:
+        show_patch_grid(image, patch_size, ax=axes.pop(0), highlight=reference, title="the patches")
+    vmin, vmax = min(float(m.min()) for m in maps), max(float(m.max()) for m in maps)
+    r0, c0 = divmod(reference, cols)
+    for ax, values, title in zip(axes, maps, titles, strict=True):
+        im = ax.imshow(values, cmap=SIMILARITY_CMAP, vmin=vmin, vmax=vmax, interpolation="nearest")
+        for (r, c), v in np.ndenumerate(values):
+            ax.text(c, r, f"{r * cols + c + 1}\n{v:.2f}", ha="center", va="center", fontsize=8,
+                    color=text_colour(v, vmin, vmax, SIMILARITY_CMAP))  # fmt: skip
+        ax.add_patch(Rectangle((c0 - 0.5, r0 - 0.5), 1, 1, fill=False, edgecolor="orange", lw=3))
+        ax.set_xticks(range(cols))
+        ax.set_yticks(range(rows))
+        ax.set_xlabel("grid column")
+        ax.set_ylabel("grid row")
+        ax.set_title(title)
+    fig.colorbar(im, ax=axes, shrink=0.9, label="cosine similarity")
+    return fig
+
+
+def show_resized_embedding(
+    before: np.ndarray | torch.Tensor,
+    after: np.ndarray | torch.Tensor,
+    old_grid: tuple[int, int],
+    new_grid: tuple[int, int],
+    channels: Sequence[int],
+    num_prefix_tokens: int = 0,
+    figsize: tuple[float, float] = (7, 3.4),
+) -> Figure:
+    """Draw chosen channels of a position embedding on its grid, before and after resizing.
+
+    Both grids are drawn over the same area (in units of the old grid), since the resized
+    embedding covers the same picture with more, smaller patches.
+
+    Args:
+        before: shape (num_prefix_tokens + H * W, D), or with a leading 1.
+        after: shape (num_prefix_tokens + H' * W', D), or with a leading 1.
+        old_grid: (H, W).
+        new_grid: (H', W').
+        channels: the embedding dimensions to draw, one column of panels each.
+        num_prefix_tokens: leading tokens (class token) that are not drawn.
+        figsize: size of the figure.
+
+    Returns:
+        The figure: 2 rows (before, after) x one column per channel, limits -1..1, one colour bar.
+    """
+    panels = []
+    for name, table, (h, w) in (("before", before, old_grid), ("after", after, new_grid)):
+        table = _as_array(table)
+        table = table.reshape(-1, table.shape[-1])[num_prefix_tokens:]  # (H*W, D)
+        if table.shape[0] != h * w:
+            raise ValueError(f"{name} holds {table.shape[0]} grid tokens, expected {h} x {w}")
+        panels.append((table.reshape(h, w, -1), (h, w)))
+    if not channels:
+        raise ValueError("channels must name at least one embedding dimension")
+    height, width = old_grid
+    fig = Figure(figsize=figsize, layout="constrained")
+    axes = np.atleast_2d(fig.subplots(2, len(channels), sharex=True, sharey=True))
+    if len(channels) == 1:
+        axes = axes.T
+    for row, (grid, (h, w)) in enumerate(panels):
+        for col, channel in enumerate(channels):
+            ax = axes[row, col]
+            im = ax.imshow(grid[:, :, channel], cmap=EMBEDDING_CMAP, vmin=-1, vmax=1,
+                           interpolation="nearest", extent=(0, width, height, 0))  # fmt: skip
+            ax.set_title(f"dim {channel}, {h} x {w}", fontsize=9)
+            if row == 1:
+                ax.set_xlabel("column (old cells)")
+            if col == 0:
+                ax.set_ylabel("row (old cells)")
+    fig.colorbar(im, ax=axes, shrink=0.8, label="value")
+    return fig
