@@ -17,7 +17,6 @@ from vitexplain import (
     patchify,
     soft_split,
     soft_split_boxes,
-    trace_shapes,
 )
 
 
@@ -242,35 +241,3 @@ def test_fold_tokens_rejects_what_it_cannot_invert():
         fold_tokens(torch.zeros(1, 60, 399), 60, 100, 20, 10, 5)
     with pytest.raises(ValueError, match="3 dimensions"):
         fold_tokens(torch.zeros(60, 400), 60, 100, 20, 10, 5)
-
-
-def test_trace_shapes_sees_every_step_of_the_t2t_module():
-    t2t = T2TModule((40, 30), embed_dim=32, token_dim=8)
-    x = torch.rand(2, 1, 40, 30)
-    names = ["soft_split0", "attention1", "soft_split1", "attention2", "soft_split2", "project"]
-    shapes = trace_shapes(t2t, x, names)
-    # the same steps by hand
-    (h0, w0), (h1, w1), (h2, w2) = t2t.grid_sizes
-    with torch.no_grad():
-        a = t2t.soft_split0(x)
-        b = t2t.attention1(a.transpose(1, 2))
-        c = t2t.soft_split1(b.transpose(1, 2).reshape(2, 8, h0, w0))
-        d = t2t.attention2(c.transpose(1, 2))
-        e = t2t.soft_split2(d.transpose(1, 2).reshape(2, 8, h1, w1))
-        f = t2t.project(e.transpose(1, 2))
-    expected = [tuple(t.shape) for t in (a, b, c, d, e, f)]
-    assert list(shapes) == names and list(shapes.values()) == expected
-    assert shapes["project"] == (2, h2 * w2, 32)
-    assert all(not m._forward_hooks for m in t2t.modules())  # hooks removed
-    vit = T2TViT((40, 30), embed_dim=32, depth=1, token_dim=8)
-    assert trace_shapes(vit, x, ["blocks.0", "head"])["blocks.0"] == (2, h2 * w2 + 1, 32)
-
-
-def test_trace_shapes_rejects_bad_input():
-    t2t = T2TModule((40, 30), embed_dim=32, token_dim=8)
-    with pytest.raises(ValueError, match="no submodules named \\['soft_split9'\\]"):
-        trace_shapes(t2t, torch.rand(1, 1, 40, 30), ["soft_split0", "soft_split9"])
-    with pytest.raises(TypeError, match="string 'project'"):
-        trace_shapes(t2t, torch.rand(1, 1, 40, 30), "project")
-    with pytest.raises(TypeError, match="torch.nn.Module"):
-        trace_shapes(lambda x: x, torch.rand(1), ["a"])

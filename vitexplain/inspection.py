@@ -1,4 +1,4 @@
-"""Looking inside a model (notebook 06): shapes on the way, parameter counts, attention weights."""
+"""Looking inside a model (notebooks 05, 06): shapes on the way, parameters, attention weights."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ __all__ = [
     "check_shape",
     "class_token_attention",
     "count_parameters",
+    "trace_shapes",
 ]
 
 
@@ -136,3 +137,45 @@ def attention_by_origin(
         0, cell, torch.ones(cell.shape, dtype=torch.float64)
     )
     return (total / count).reshape(rows, rows)  # 0 / 0 = NaN where no pair falls
+
+
+def trace_shapes(
+    model: nn.Module, x: torch.Tensor, names: Sequence[str]
+) -> dict[str, tuple[int, ...]]:
+    """Run ``model(x)`` once and record the output shape of each named submodule.
+
+    Forward hooks watch the submodules; the run is under ``torch.inference_mode()``, and the hooks
+    are removed afterwards.
+
+    Args:
+        model: the module to run.
+        x: its input, e.g. images (B, C, H, W).
+        names: dotted names of submodules, as in ``model.named_modules()`` (e.g. "soft_split0",
+            "blocks.0").
+
+    Returns:
+        {name: output shape}, in the order the submodules ran.
+    """
+    model = check_module("model", model)
+    if isinstance(names, str):
+        raise TypeError(f"names must be a sequence of names, got the string {names!r}")
+    known = dict(model.named_modules())
+    missing = [name for name in names if name not in known]
+    if missing:
+        raise ValueError(f"model has no submodules named {missing}")
+    shapes: dict[str, tuple[int, ...]] = {}
+
+    def recorder(name: str):  # a hook that returns None, so the output passes unchanged
+        def hook(_module: nn.Module, _inputs: tuple, output: torch.Tensor) -> None:
+            shapes.setdefault(name, tuple(output.shape))
+
+        return hook
+
+    handles = [known[name].register_forward_hook(recorder(name)) for name in names]
+    try:
+        with torch.inference_mode():
+            model(x)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return shapes

@@ -14,7 +14,6 @@ so its ``tokens_type='transformer'`` state_dict loads here. The geometry of a sp
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import torch
 from einops import rearrange
@@ -31,7 +30,6 @@ __all__ = [
     "T2TViT",
     "TokenAttention",
     "TokenTransformer",
-    "trace_shapes",
 ]
 
 
@@ -121,49 +119,6 @@ def soft_split(kernel_size: int) -> nn.Unfold:
     """
     k = check_int("kernel_size", kernel_size)
     return nn.Unfold(k, stride=math.ceil(k / 2), padding=math.ceil(k / 4))
-
-
-def trace_shapes(
-    model: nn.Module, x: torch.Tensor, names: Sequence[str]
-) -> dict[str, tuple[int, ...]]:
-    """Run ``model(x)`` once and record the output shape of each named submodule.
-
-    Forward hooks watch the submodules; the run is under ``torch.inference_mode()``, and the hooks
-    are removed afterwards.
-
-    Args:
-        model: the module to run.
-        x: its input, e.g. images (B, C, H, W).
-        names: dotted names of submodules, as in ``model.named_modules()`` (e.g. "soft_split0",
-            "blocks.0").
-
-    Returns:
-        {name: output shape}, in the order the submodules ran.
-    """
-    if not isinstance(model, nn.Module):
-        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
-    if isinstance(names, str):
-        raise TypeError(f"names must be a sequence of names, got the string {names!r}")
-    known = dict(model.named_modules())
-    missing = [name for name in names if name not in known]
-    if missing:
-        raise ValueError(f"model has no submodules named {missing}")
-    shapes: dict[str, tuple[int, ...]] = {}
-
-    def recorder(name: str):  # a hook that returns None, so the output passes unchanged
-        def hook(_module: nn.Module, _inputs: tuple, output: torch.Tensor) -> None:
-            shapes.setdefault(name, tuple(output.shape))
-
-        return hook
-
-    handles = [known[name].register_forward_hook(recorder(name)) for name in names]
-    try:
-        with torch.inference_mode():
-            model(x)
-    finally:
-        for handle in handles:
-            handle.remove()
-    return shapes
 
 
 class T2TModule(nn.Module):

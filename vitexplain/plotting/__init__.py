@@ -11,10 +11,12 @@ from ``vitexplain.plotting``.
 
 from . import (
     attention,
+    clocks,
     core,
     learned_position,
     patches,
     position,
+    position_similarity,
     relative_position,
     t2t,
     t2t_animation,
@@ -26,6 +28,8 @@ _MODULES = (
     patches,
     attention,
     position,
+    clocks,
+    position_similarity,
     relative_position,
     t2t,
     t2t_animation,

@@ -1,4 +1,8 @@
-"""Figures of notebook 03: sinusoidal position embeddings."""
+"""Figures of notebook 03, part 1: the sinusoidal table itself, its columns and frequencies.
+
+The clocks are in ``plotting/clocks.py``, similarities and resizing in
+``plotting/position_similarity.py``.
+"""
 
 from __future__ import annotations
 
@@ -10,29 +14,21 @@ import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from ..position import clock_pairs, clock_periods, sinusoid_encoding
+from ..position import clock_periods
 from .core import (
     EMBEDDING_CMAP,
     PICTURE_CMAP,
     _as_array,
     new_axes,
     show_embedding,
-    show_matrix,
-    show_patch_grid,
-    text_colour,
 )
 
 __all__ = [
     "POSITION_CMAP",
     "SIMILARITY_CMAP",
-    "show_clock_explorer",
-    "show_clocks",
     "show_columns",
     "show_embedding_bases",
     "show_frequencies",
-    "show_grid_similarity",
-    "show_resized_embedding",
-    "show_similarity",
     "show_table_bands",
     "show_tokens_plus_embedding",
 ]
@@ -283,264 +279,4 @@ def show_frequencies(
     ax.legend()
     if title:
         ax.set_title(title)
-    return fig
-
-
-def _draw_clocks(
-    ax: Axes, cax: Axes, table: np.ndarray, base: float, pairs: Sequence[int], ncols: int = 3
-) -> None:
-    """Draw pair i of ``table`` as points (sin, cos) on a unit circle, one circle per pair.
-
-    The circles sit on a grid of ``ncols`` columns inside one axes (one axes is much faster to
-    draw than nine); the position colour bar goes into ``cax``.
-    """
-    from matplotlib.patches import Circle
-
-    periods = clock_periods(table.shape[1], base)
-    pairs = [int(p) for p in pairs]
-    nrows = -(-len(pairs) // ncols)
-    centres = np.array([(2.8 * (n % ncols), -3.3 * (n // ncols)) for n in range(len(pairs))])
-    xs, ys = [], []
-    for (x0, y0), i in zip(centres, pairs, strict=True):
-        ax.add_patch(Circle((x0, y0), 1, fill=False, color="0.7", lw=1))
-        ax.plot([x0, x0], [y0 + 0.85, y0 + 1.15], color="0.4", lw=1)  # 12 o'clock: position 0
-        ax.text(x0, y0 + 1.25, f"pair {i}\nperiod {_period_label(periods[i])}", ha="center",
-                va="bottom", fontsize=8, linespacing=1.1)  # fmt: skip
-        xs.append(x0 + table[:, 2 * i])
-        ys.append(y0 + table[:, 2 * i + 1])
-    positions = np.tile(np.arange(len(table)), len(pairs))
-    scatter = ax.scatter(np.concatenate(xs), np.concatenate(ys), c=positions, s=9,
-                         cmap=POSITION_CMAP, vmin=0, vmax=max(len(table) - 1, 1))  # fmt: skip
-    ax.set_xlim(-1.3, 2.8 * (ncols - 1) + 1.3)
-    ax.set_ylim(-3.3 * (nrows - 1) - 1.15, 2.05)
-    ax.set_aspect("equal")
-    ax.set_axis_off()
-    ax.figure.colorbar(scatter, cax=cax, label="position (token)")
-
-
-def show_clocks(
-    table: np.ndarray | torch.Tensor,
-    base: float = 10000.0,
-    pairs: Sequence[int] | None = None,
-    figsize: tuple[float, float] = (5.6, 5.0),
-) -> Figure:
-    """Draw chosen sin/cos pairs of an embedding table as clocks: points on unit circles.
-
-    Position pos puts pair i at (sin(pos w_i), cos(pos w_i)): it starts at the top of the circle
-    (12 o'clock, marked) and turns clockwise by w_i radians per position. Points are coloured by
-    position, and each circle is titled with its pair's period in tokens.
-
-    Args:
-        table: array of shape (L, D), a sinusoidal table (``sinusoid_encoding(L, D, base)``).
-        base: the base the table was made with (for the periods in the titles).
-        pairs: indices of at most 9 pairs to draw; ``clock_pairs(D)`` when None.
-        figsize: size of the figure.
-
-    Returns:
-        The figure: a 3 x 3 grid of unit circles (horizontal axis sin, vertical axis cos) in one
-        axes, and a colour bar for the position.
-    """
-
-    table = _as_array(table)
-    if table.ndim != 2 or table.shape[1] < 2:
-        raise ValueError(f"table must have shape (L, D) with D >= 2, got shape {table.shape}")
-    pairs = clock_pairs(table.shape[1]) if pairs is None else list(pairs)
-    num_pairs = table.shape[1] // 2
-    if not 0 < len(pairs) <= 9 or not all(0 <= p < num_pairs for p in pairs):
-        raise ValueError(f"pairs must hold 1 to 9 indices in [0, {num_pairs}), got {pairs}")
-    fig = Figure(figsize=figsize)
-    ax = fig.add_axes((0.01, 0.05, 0.84, 0.94))
-    _draw_clocks(ax, fig.add_axes((0.87, 0.15, 0.03, 0.7)), table, base, pairs)
-    fig.text(0.43, 0.015, r"horizontal: $\sin(pos\,\omega_i)$, vertical: $\cos(pos\,\omega_i)$;"
-             " the mark at 12 o'clock is position 0", ha="center", fontsize=8)  # fmt: skip
-    return fig
-
-
-def show_similarity(
-    similarity: np.ndarray | torch.Tensor,
-    starts: Sequence[int] = (0, 50, 100),
-    figsize: tuple[float, float] = (9, 3.6),
-) -> Figure:
-    """Draw a position-similarity matrix, and its rows against the offset b - a.
-
-    If the similarity depends only on the offset, the curves of the right panel lie on top of
-    each other.
-
-    Args:
-        similarity: array of shape (N, N), e.g. ``embedding_similarity(table)``.
-        starts: positions a whose rows are plotted against the offset.
-        figsize: size of the figure.
-
-    Returns:
-        The figure: the matrix (``SIMILARITY_CMAP``, the data's range, colour bar) and one curve
-        per start.
-    """
-    similarity = _as_array(similarity)
-    n = similarity.shape[0]
-    if similarity.ndim != 2 or similarity.shape[1] != n:
-        raise ValueError(f"similarity must be a square matrix, got shape {similarity.shape}")
-    if not starts or not all(0 <= a < n for a in starts):
-        raise ValueError(f"starts must be positions in [0, {n}), got {starts}")
-    fig = Figure(figsize=figsize, layout="constrained")
-    left, right = fig.subplots(1, 2, width_ratios=[1, 1.3])
-    show_matrix(
-        similarity,
-        ax=left,
-        cmap=SIMILARITY_CMAP,
-        aspect="equal",
-        title="similarity of PE(a) and PE(b)",
-        xlabel="position b",
-        ylabel="position a",
-    )
-    fig.colorbar(left.images[0], ax=left, shrink=0.8, label="cosine similarity")
-    styles = ["-", "--", ":", "-."]
-    for n_curve, a in enumerate(starts):
-        offsets = np.arange(-a, n - a)
-        right.plot(offsets, similarity[a, a + offsets], styles[n_curve % 4],
-                   lw=3 - 0.7 * (n_curve % 3), label=f"row a = {a}")  # fmt: skip
-    right.set_xlabel("offset k = b - a (tokens)")
-    right.set_ylabel("similarity")
-    right.set_title("rows against the offset")
-    right.grid(True, alpha=0.3)
-    right.legend()
-    return fig
-
-
-def show_grid_similarity(
-    maps: Sequence[np.ndarray | torch.Tensor],
-    titles: Sequence[str],
-    reference: int,
-    image: np.ndarray | None = None,
-    patch_size: int = 20,
-    figsize: tuple[float, float] = (9.5, 2.5),
-) -> Figure:
-    """Draw similarity-to-one-patch maps over a patch grid, each cell labelled with patch and value.
-
-    Args:
-        maps: arrays of shape (H, W), the similarity of every patch to patch ``reference``.
-        titles: one title per map.
-        reference: 0-based index (row-major) of the patch compared with the others; outlined.
-        image: optional picture of shape (H * P, W * P) drawn first with its patch grid.
-        patch_size: side P of the patches of ``image``.
-        figsize: size of the figure.
-
-    Returns:
-        The figure: (the picture and) one annotated map per entry of ``maps``, one colour bar.
-    """
-    from matplotlib.patches import Rectangle
-
-    maps = [_as_array(m) for m in maps]
-    shapes = {m.shape for m in maps}
-    if not maps or len(titles) != len(maps) or len(shapes) != 1 or maps[0].ndim != 2:
-        raise ValueError(
-            f"maps must be one or more (H, W) arrays of one shape with one title each, got "
-            f"shapes {sorted(shapes)} and {len(titles)} titles"
-        )
-    rows, cols = maps[0].shape
-    if not 0 <= reference < rows * cols:
-        raise ValueError(f"reference must be a patch index in [0, {rows * cols}), got {reference}")
-    fig = Figure(figsize=figsize, layout="constrained")
-    axes = list(fig.subplots(1, len(maps) + (image is not None)))
-    if image is not None:
-        show_patch_grid(image, patch_size, ax=axes.pop(0), highlight=reference, title="the patches")
-    vmin, vmax = min(float(m.min()) for m in maps), max(float(m.max()) for m in maps)
-    r0, c0 = divmod(reference, cols)
-    for ax, values, title in zip(axes, maps, titles, strict=True):
-        im = ax.imshow(values, cmap=SIMILARITY_CMAP, vmin=vmin, vmax=vmax, interpolation="nearest")
-        for (r, c), v in np.ndenumerate(values):
-            ax.text(c, r, f"{r * cols + c + 1}\n{v:.2f}", ha="center", va="center", fontsize=8,
-                    color=text_colour(v, vmin, vmax, SIMILARITY_CMAP))  # fmt: skip
-        ax.add_patch(Rectangle((c0 - 0.5, r0 - 0.5), 1, 1, fill=False, edgecolor="orange", lw=3))
-        ax.set_xticks(range(cols))
-        ax.set_yticks(range(rows))
-        ax.set_xlabel("grid column")
-        ax.set_ylabel("grid row")
-        ax.set_title(title)
-    fig.colorbar(im, ax=axes, shrink=0.9, label="cosine similarity")
-    return fig
-
-
-def show_resized_embedding(
-    before: np.ndarray | torch.Tensor,
-    after: np.ndarray | torch.Tensor,
-    old_grid: tuple[int, int],
-    new_grid: tuple[int, int],
-    channels: Sequence[int],
-    num_prefix_tokens: int = 0,
-    figsize: tuple[float, float] = (7, 3.4),
-) -> Figure:
-    """Draw chosen channels of a position embedding on its grid, before and after resizing.
-
-    Both grids are drawn over the same area (in units of the old grid), since the resized
-    embedding covers the same picture with more, smaller patches.
-
-    Args:
-        before: shape (num_prefix_tokens + H * W, D), or with a leading 1.
-        after: shape (num_prefix_tokens + H' * W', D), or with a leading 1.
-        old_grid: (H, W).
-        new_grid: (H', W').
-        channels: the embedding dimensions to draw, one column of panels each.
-        num_prefix_tokens: leading tokens (class token) that are not drawn.
-        figsize: size of the figure.
-
-    Returns:
-        The figure: 2 rows (before, after) x one column per channel, limits -1..1, one colour bar.
-    """
-    panels = []
-    for name, table, (h, w) in (("before", before, old_grid), ("after", after, new_grid)):
-        table = _as_array(table)
-        table = table.reshape(-1, table.shape[-1])[num_prefix_tokens:]  # (H*W, D)
-        if table.shape[0] != h * w:
-            raise ValueError(f"{name} holds {table.shape[0]} grid tokens, expected {h} x {w}")
-        panels.append((table.reshape(h, w, -1), (h, w)))
-    if not channels:
-        raise ValueError("channels must name at least one embedding dimension")
-    height, width = old_grid
-    fig = Figure(figsize=figsize, layout="constrained")
-    axes = np.atleast_2d(fig.subplots(2, len(channels), sharex=True, sharey=True))
-    if len(channels) == 1:
-        axes = axes.T
-    for row, (grid, (h, w)) in enumerate(panels):
-        for col, channel in enumerate(channels):
-            ax = axes[row, col]
-            im = ax.imshow(grid[:, :, channel], cmap=EMBEDDING_CMAP, vmin=-1, vmax=1,
-                           interpolation="nearest", extent=(0, width, height, 0))  # fmt: skip
-            ax.set_title(f"dim {channel}, {h} x {w}", fontsize=9)
-            if row == 1:
-                ax.set_xlabel("column (old cells)")
-            if col == 0:
-                ax.set_ylabel("row (old cells)")
-    fig.colorbar(im, ax=axes, shrink=0.8, label="value")
-    return fig
-
-
-def show_clock_explorer(
-    base: float = 10000.0,
-    dim: int = 18,
-    num_tokens: int = 100,
-    figsize: tuple[float, float] = (9, 4),
-) -> Figure:
-    """The table and its clocks for one (base, dim): what the Explore sliders of notebook 03 redraw.
-
-    Args:
-        base: the wavelength scale.
-        dim: embedding length D (at least 2).
-        num_tokens: number of positions L.
-        figsize: size of the figure.
-
-    Returns:
-        The figure: the (L, D) table on the left (diverging map, limits -1..1, colour bar), and on
-        the right up to 9 pairs spread from fast to slow (``clock_pairs(D)``) drawn as clocks, with
-        a position colour bar. Fixed layout (no layout engine), so that a redraw stays fast.
-    """
-
-    table = sinusoid_encoding(num_tokens, dim, base).numpy()  # (L, D)
-    pairs = clock_pairs(dim)
-    fig = Figure(figsize=figsize)
-    left = fig.add_axes((0.07, 0.12, 0.31, 0.78))
-    show_embedding(table, ax=left, colorbar=False,
-                   title=f"{num_tokens} x {dim} table, base {_base_label(base)}")  # fmt: skip
-    fig.colorbar(left.images[0], cax=fig.add_axes((0.39, 0.2, 0.012, 0.62)), label="value")
-    right = fig.add_axes((0.47, 0.01, 0.44, 0.98))
-    _draw_clocks(right, fig.add_axes((0.93, 0.2, 0.012, 0.62)), table, base, pairs)
     return fig
