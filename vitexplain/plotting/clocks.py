@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 from ..position import clock_pairs, clock_periods, sinusoid_encoding
 from .core import (
     _as_array,
+    fixed_figure,
     show_embedding,
 )
 from .position import POSITION_CMAP, _base_label, _period_label
@@ -84,7 +85,7 @@ def show_clocks(
     num_pairs = table.shape[1] // 2
     if not 0 < len(pairs) <= 9 or not all(0 <= p < num_pairs for p in pairs):
         raise ValueError(f"pairs must hold 1 to 9 indices in [0, {num_pairs}), got {pairs}")
-    fig = Figure(figsize=figsize)
+    fig = fixed_figure(figsize)
     ax = fig.add_axes((0.01, 0.05, 0.84, 0.94))
     _draw_clocks(ax, fig.add_axes((0.87, 0.15, 0.03, 0.7)), table, base, pairs)
     fig.text(0.43, 0.015, r"horizontal: $\sin(pos\,\omega_i)$, vertical: $\cos(pos\,\omega_i)$;"
@@ -114,7 +115,7 @@ def show_clock_explorer(
 
     table = sinusoid_encoding(num_tokens, dim, base).numpy()  # (L, D)
     pairs = clock_pairs(dim)
-    fig = Figure(figsize=figsize)
+    fig = fixed_figure(figsize)
     left = fig.add_axes((0.07, 0.12, 0.31, 0.78))
     show_embedding(table, ax=left, colorbar=False,
                    title=f"{num_tokens} x {dim} table, base {_base_label(base)}")  # fmt: skip

@@ -139,14 +139,12 @@ def show_patch_grid(
         r, c = divmod(n, cols)
         patch = image[r * patch_size : (r + 1) * patch_size, c * patch_size : (c + 1) * patch_size]
         y, x = (r + 0.5) * patch_size - 0.5, (c + 0.5) * patch_size - 0.5
+        colour = text_colour(patch.mean(), 0, 1)
         ax.text(x, y, str(label), ha="center", va="center", fontsize=12, fontweight="bold",
-                color=text_colour(patch.mean(), 0, 1))  # fmt: skip
+                color=colour)  # fmt: skip
     if highlight is not None:
-        from matplotlib.patches import Rectangle
-
         r, c = divmod(highlight, cols)
-        ax.add_patch(Rectangle((c * patch_size - 0.5, r * patch_size - 0.5), patch_size, patch_size,
-                               fill=False, edgecolor="orange", lw=3))  # fmt: skip
+        outline_cells(ax, r * patch_size, c * patch_size, patch_size, patch_size)
     ax.set_xticks(np.arange(0, width + 1, patch_size) - 0.5, np.arange(0, width + 1, patch_size))
     ax.set_yticks(np.arange(0, height + 1, patch_size) - 0.5, np.arange(0, height + 1, patch_size))
     return fig
@@ -195,9 +193,7 @@ def show_matrix(
     vmax = float(matrix.max()) if vmax is None else vmax
     im = ax.imshow(matrix, cmap=cmap, vmin=vmin, vmax=vmax, aspect=aspect, interpolation="nearest")
     if annotate:
-        for (r, c), value in np.ndenumerate(matrix):
-            ax.text(c, r, fmt.format(value), ha="center", va="center", fontsize=9,
-                    color=text_colour(value, vmin, vmax, cmap))  # fmt: skip
+        annotate_cells(ax, matrix, fmt=fmt, cmap=cmap, vmin=vmin, vmax=vmax, fontsize=9)
     if xticklabels is not None:
         ax.set_xticks(range(matrix.shape[1]), xticklabels)
     if yticklabels is not None:

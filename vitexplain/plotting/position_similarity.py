@@ -12,9 +12,10 @@ from matplotlib.figure import Figure
 from .core import (
     EMBEDDING_CMAP,
     _as_array,
+    annotate_cells,
+    outline_cells,
     show_matrix,
     show_patch_grid,
-    text_colour,
 )
 from .position import SIMILARITY_CMAP
 
@@ -96,7 +97,6 @@ def show_grid_similarity(
     Returns:
         The figure: (the picture and) one annotated map per entry of ``maps``, one colour bar.
     """
-    from matplotlib.patches import Rectangle
 
     maps = [_as_array(m) for m in maps]
     shapes = {m.shape for m in maps}
@@ -116,10 +116,9 @@ def show_grid_similarity(
     r0, c0 = divmod(reference, cols)
     for ax, values, title in zip(axes, maps, titles, strict=True):
         im = ax.imshow(values, cmap=SIMILARITY_CMAP, vmin=vmin, vmax=vmax, interpolation="nearest")
-        for (r, c), v in np.ndenumerate(values):
-            ax.text(c, r, f"{r * cols + c + 1}\n{v:.2f}", ha="center", va="center", fontsize=8,
-                    color=text_colour(v, vmin, vmax, SIMILARITY_CMAP))  # fmt: skip
-        ax.add_patch(Rectangle((c0 - 0.5, r0 - 0.5), 1, 1, fill=False, edgecolor="orange", lw=3))
+        labels = [f"{n + 1}\n{v:.2f}" for n, v in enumerate(values.ravel())]
+        annotate_cells(ax, values, labels, cmap=SIMILARITY_CMAP, vmin=vmin, vmax=vmax)
+        outline_cells(ax, r0, c0)
         ax.set_xticks(range(cols))
         ax.set_yticks(range(rows))
         ax.set_xlabel("grid column")

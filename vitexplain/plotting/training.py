@@ -8,7 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._checks import check_image, check_int
-from .core import _as_array, show_matrix, show_patch_grid, text_colour
+from .core import _as_array, annotate_cells, axes_grid, show_matrix, show_patch_grid
 
 __all__ = [
     "show_attention_by_origin",
@@ -66,10 +66,8 @@ def show_scramble_examples(
     if any(not 0 <= c < len(class_names) for c in labels):
         raise ValueError(f"labels must index class_names {list(class_names)}, got {labels}")
     ncols = check_int("ncols", ncols)
-    nrows = -(-n // ncols)
-    fig = Figure(figsize=figsize, layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-    for k, ax in enumerate(axes[:n]):
+    fig, axes = axes_grid(n, ncols, figsize)
+    for k, ax in enumerate(axes):
         title = f"example {k + 1}: {class_names[labels[k]]} (label {labels[k]})"
         labels_k = [int(o) + 1 for o in orders[k]]
         show_patch_grid(images[k], patch_size, ax=ax, labels=labels_k, title=title)
@@ -78,8 +76,6 @@ def show_scramble_examples(
         ax.set_ylabel("")
         ax.set_xticks([])
         ax.set_yticks([])
-    for ax in axes[n:]:
-        fig.delaxes(ax)
     return fig
 
 
@@ -182,23 +178,16 @@ def show_class_token_attention(
     if heads > 1:
         maps += [(f"head {h + 1}", weights[h]) for h in range(heads)]
     vmax = _round_up_to_tenth(float(weights.max())) if vmax is None else float(vmax)
-    ncols = 2
-    nrows = -(-(len(maps) + 1) // ncols)
-    fig = Figure(figsize=figsize, layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    fig, axes = axes_grid(len(maps) + 1, 2, figsize)
     show_patch_grid(image, patch_size, ax=axes[0], title=f"the picture, patches 1-{n}")
     for ax, (title, values) in zip(axes[1 : len(maps) + 1], maps, strict=True):
         grid = values.reshape(rows, cols)  # (rows, cols), row-major like the patches
         show_matrix(grid, ax=ax, title=title, cmap=cmap, vmin=0.0, vmax=vmax, aspect="equal")
-        for (r, c), value in np.ndenumerate(grid):
-            colour = text_colour(value, 0.0, vmax, cmap)
-            text = f"#{r * cols + c + 1}\n{value:.2f}"
-            ax.text(c, r, text, ha="center", va="center", fontsize=7, color=colour)
+        labels = [f"#{k + 1}\n{value:.2f}" for k, value in enumerate(grid.ravel())]
+        annotate_cells(ax, grid, labels, cmap=cmap, vmin=0.0, vmax=vmax, fontsize=7)
         ax.set_xticks(range(cols), [str(c + 1) for c in range(cols)])
         ax.set_yticks(range(rows), [str(r + 1) for r in range(rows)])
         ax.set(xlabel="patch column", ylabel="patch row")
-    for ax in axes[len(maps) + 1 :]:
-        fig.delaxes(ax)
     mapped = list(axes[1 : len(maps) + 1])
     fig.colorbar(axes[1].images[0], ax=mapped, shrink=0.8, label="attention weight")
     return fig
