@@ -177,7 +177,9 @@ def lab(e2e_tmp: Path, request):
     env["JUPYTER_PREFER_ENV_PATH"] = "1"  # the venv's python3 kernel, whatever ~/.local holds
     env["JUPYTER_RUNTIME_DIR"] = str(e2e_tmp / "runtime")  # kernel-*.json: marks the kernels
     command = [
-        sys.executable, "-m", "jupyterlab",
+        sys.executable,
+        "-m",
+        "jupyterlab",
         "--no-browser",
         *(["--allow-root"] if os.geteuid() == 0 else []),
         "--ServerApp.ip=127.0.0.1",
@@ -190,7 +192,7 @@ def lab(e2e_tmp: Path, request):
         f"--LabApp.workspaces_dir={e2e_tmp / 'workspaces'}",
         # Checkpoints (.ipynb_checkpoints/) outside the repository.
         f"--FileCheckpoints.root_dir={e2e_tmp / 'checkpoints'}",
-    ]  # fmt: skip
+    ]
     with log.open("wb") as log_file:
         process = subprocess.Popen(
             command,

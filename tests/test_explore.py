@@ -11,8 +11,9 @@ def test_interact_figure_redraws_when_a_control_changes():
     from vitexplain import figure_to_png, interact_figure, show_tokenization
 
     image = load_mountains()
-    slider = widgets.SelectionSlider(options=[1, 2, 4, 5, 10, 20], value=20,
-                                     continuous_update=False)  # fmt: skip
+    slider = widgets.SelectionSlider(
+        options=[1, 2, 4, 5, 10, 20], value=20, continuous_update=False
+    )
     calls = []
 
     def draw(patch_size):

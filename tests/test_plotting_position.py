@@ -21,7 +21,10 @@ def test_tokens_plus_embedding_draws_three_matrices_with_their_limits():
     assert images[0].get_cmap().name == "Purples_r"
     assert np.allclose(images[2].get_array(), tokens + pe)
     assert [ax.get_title() for ax in fig.axes if ax.images] == [
-        "tokens", "position embedding", "tokens + embedding"]  # fmt: skip
+        "tokens",
+        "position embedding",
+        "tokens + embedding",
+    ]
     # every one of the 400 columns gets 2 pixels: no column is dropped (no moire)
     pixels = [ax.get_window_extent().width for ax in fig.axes[:3]]
     assert np.allclose(pixels, 800, atol=1)

@@ -53,8 +53,7 @@ def test_resized_embedding_draws_both_grids_over_the_same_area():
 
     table = torch.cat([torch.zeros(1, 16), sinusoid_encoding_2d((3, 5), 16)])
     big = resize_pos_embed(table, (3, 5), (6, 10), num_prefix_tokens=1)
-    fig = show_resized_embedding(table, big, (3, 5), (6, 10), channels=[0, 8],
-                                 num_prefix_tokens=1)  # fmt: skip
+    fig = show_resized_embedding(table, big, (3, 5), (6, 10), channels=[0, 8], num_prefix_tokens=1)
     panels = [ax for ax in fig.axes if ax.images]
     assert len(panels) == 4 and len(fig.axes) == 5
     assert [im.get_extent() for ax in panels for im in ax.images] == [[0, 5, 3, 0]] * 4

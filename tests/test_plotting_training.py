@@ -15,9 +15,11 @@ def test_scramble_examples_label_each_patch_with_its_origin():
     fig = show_scramble_examples(images, labels, orders, ncols=2)
     assert len(fig.axes) == 4
     assert [ax.get_title() for ax in fig.axes] == [
-        "example 1: intact (label 0)", "example 2: intact (label 0)",
-        "example 3: scrambled (label 1)", "example 4: scrambled (label 1)",
-    ]  # fmt: skip
+        "example 1: intact (label 0)",
+        "example 2: intact (label 0)",
+        "example 3: scrambled (label 1)",
+        "example 4: scrambled (label 1)",
+    ]
     for ax, image, order in zip(fig.axes, images, orders, strict=True):
         assert np.array_equal(ax.images[0].get_array(), image[0].numpy())
         assert [t.get_text() for t in ax.texts] == [str(int(o) + 1) for o in order]
@@ -29,8 +31,12 @@ def test_scramble_examples_label_each_patch_with_its_origin():
 def test_training_curves_two_panels_with_chance_lines():
     from vitexplain import show_training_curves
 
-    history = {"epoch": [1, 2, 3], "loss": [0.7, 0.4, 0.1], "train_accuracy": [0.5, 0.8, 1.0],
-               "test_accuracy": [0.5, 0.75, 0.95]}  # fmt: skip
+    history = {
+        "epoch": [1, 2, 3],
+        "loss": [0.7, 0.4, 0.1],
+        "train_accuracy": [0.5, 0.8, 1.0],
+        "test_accuracy": [0.5, 0.75, 0.95],
+    }
     blind = {**history, "test_accuracy": [0.5, 0.5, 0.5]}
     fig = show_training_curves({"with PE": history, "without PE": blind})
     loss_ax, acc_ax = fig.axes
@@ -56,7 +62,11 @@ def test_class_token_attention_draws_the_weights_on_the_patch_grid():
     # picture, mean, head 1, head 2, colour bar
     assert len(fig.axes) == 5
     assert [ax.get_title() for ax in fig.axes[:4]] == [
-        "the picture, patches 1-15", "mean over heads", "head 1", "head 2"]  # fmt: skip
+        "the picture, patches 1-15",
+        "mean over heads",
+        "head 1",
+        "head 2",
+    ]
     mean_ax, head2_ax = fig.axes[1], fig.axes[3]
     assert np.allclose(mean_ax.images[0].get_array(), weights.mean(0).reshape(3, 5))
     assert np.allclose(head2_ax.images[0].get_array(), weights[1].reshape(3, 5))

@@ -131,20 +131,22 @@ def test_resize_pos_embed_antialias_filters_when_shrinking():
 
 @pytest.mark.parametrize(
     "call, error, match",
-    [(lambda: sinusoid_encoding(-1, 8), ValueError, "-1"),
-     (lambda: sinusoid_encoding(4, 0), ValueError, "0"),
-     (lambda: sinusoid_encoding(4, 8, base=1.0), ValueError, "1.0"),
-     (lambda: sinusoid_encoding(4.5, 8), TypeError, "4.5"),
-     (lambda: sinusoid_encoding(4, 8, base=float("nan")), ValueError, "nan"),
-     (lambda: clock_frequencies(8, base=True), TypeError, "True"),
-     (lambda: relative_rotation(1, 7), ValueError, "7"),
-     (lambda: sinusoid_encoding_2d((3, 5), 15), ValueError, "15"),
-     (lambda: clock_periods(8, base="big"), TypeError, "big"),
-     (lambda: clock_frequencies(0), ValueError, "0"),
-     (lambda: clock_pairs(18, count=0), ValueError, "0"),
-     (lambda: embedding_similarity(torch.zeros(3)), ValueError, r"\(3,\)"),
-     (lambda: embedding_similarity([[1.0]]), TypeError, "list")],
-)  # fmt: skip
+    [
+        (lambda: sinusoid_encoding(-1, 8), ValueError, "-1"),
+        (lambda: sinusoid_encoding(4, 0), ValueError, "0"),
+        (lambda: sinusoid_encoding(4, 8, base=1.0), ValueError, "1.0"),
+        (lambda: sinusoid_encoding(4.5, 8), TypeError, "4.5"),
+        (lambda: sinusoid_encoding(4, 8, base=float("nan")), ValueError, "nan"),
+        (lambda: clock_frequencies(8, base=True), TypeError, "True"),
+        (lambda: relative_rotation(1, 7), ValueError, "7"),
+        (lambda: sinusoid_encoding_2d((3, 5), 15), ValueError, "15"),
+        (lambda: clock_periods(8, base="big"), TypeError, "big"),
+        (lambda: clock_frequencies(0), ValueError, "0"),
+        (lambda: clock_pairs(18, count=0), ValueError, "0"),
+        (lambda: embedding_similarity(torch.zeros(3)), ValueError, r"\(3,\)"),
+        (lambda: embedding_similarity([[1.0]]), TypeError, "list"),
+    ],
+)
 def test_position_rejects_bad_input(call, error, match):
     with pytest.raises(error, match=match):
         call()

@@ -108,11 +108,17 @@ OFFICIAL_KEYS = {  # T2T_ViT(tokens_type='transformer', depth=1) of the official
         f"tokens_to_token.attention{i}.{name}": shape
         for i, dim in ((1, 49), (2, 576))
         for name, shape in (
-            ("norm1.weight", (dim,)), ("norm1.bias", (dim,)), ("attn.qkv.weight", (192, dim)),
-            ("attn.proj.weight", (64, 64)), ("attn.proj.bias", (64,)),
-            ("norm2.weight", (64,)), ("norm2.bias", (64,)),
-            ("mlp.fc1.weight", (64, 64)), ("mlp.fc1.bias", (64,)),
-            ("mlp.fc2.weight", (64, 64)), ("mlp.fc2.bias", (64,)),
+            ("norm1.weight", (dim,)),
+            ("norm1.bias", (dim,)),
+            ("attn.qkv.weight", (192, dim)),
+            ("attn.proj.weight", (64, 64)),
+            ("attn.proj.bias", (64,)),
+            ("norm2.weight", (64,)),
+            ("norm2.bias", (64,)),
+            ("mlp.fc1.weight", (64, 64)),
+            ("mlp.fc1.bias", (64,)),
+            ("mlp.fc2.weight", (64, 64)),
+            ("mlp.fc2.bias", (64,)),
         )
     },
     "tokens_to_token.project.weight": (768, 576),
@@ -132,7 +138,7 @@ OFFICIAL_KEYS = {  # T2T_ViT(tokens_type='transformer', depth=1) of the official
     "norm.bias": (768,),
     "head.weight": (1, 768),
     "head.bias": (1,),
-}  # fmt: skip
+}
 
 
 def test_t2t_vit_state_dict_has_the_official_names():

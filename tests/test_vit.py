@@ -60,9 +60,18 @@ def test_vit_walks_175_tokens_as_176():
 def test_vit_structure_and_initialisation():
     vit = ViT((60, 100), 20, embed_dim=768, depth=2)
     names = set(vit.state_dict())
-    for name in ["cls_token", "pos_embed", "patch_embed.proj.weight", "blocks.1.norm1.weight",
-                 "blocks.1.attn.qkv.weight", "blocks.1.attn.proj.bias", "blocks.1.mlp.fc1.weight",
-                 "blocks.1.mlp.fc2.bias", "norm.weight", "head.weight"]:  # fmt: skip
+    for name in [
+        "cls_token",
+        "pos_embed",
+        "patch_embed.proj.weight",
+        "blocks.1.norm1.weight",
+        "blocks.1.attn.qkv.weight",
+        "blocks.1.attn.proj.bias",
+        "blocks.1.mlp.fc1.weight",
+        "blocks.1.mlp.fc2.bias",
+        "norm.weight",
+        "head.weight",
+    ]:
         assert name in names
     assert "blocks.0.attn.qkv.bias" not in names  # qkv_bias=False
     assert not any(p is vit.pos_embed for p in vit.parameters())  # fixed, not trained

@@ -41,13 +41,27 @@ def _draw_clocks(
     for (x0, y0), i in zip(centres, pairs, strict=True):
         ax.add_patch(Circle((x0, y0), 1, fill=False, color="0.7", lw=1))
         ax.plot([x0, x0], [y0 + 0.85, y0 + 1.15], color="0.4", lw=1)  # 12 o'clock: position 0
-        ax.text(x0, y0 + 1.25, f"pair {i}\nperiod {_period_label(periods[i])}", ha="center",
-                va="bottom", fontsize=8, linespacing=1.1)  # fmt: skip
+        ax.text(
+            x0,
+            y0 + 1.25,
+            f"pair {i}\nperiod {_period_label(periods[i])}",
+            ha="center",
+            va="bottom",
+            fontsize=8,
+            linespacing=1.1,
+        )
         xs.append(x0 + table[:, 2 * i])
         ys.append(y0 + table[:, 2 * i + 1])
     positions = np.tile(np.arange(len(table)), len(pairs))
-    scatter = ax.scatter(np.concatenate(xs), np.concatenate(ys), c=positions, s=9,
-                         cmap=POSITION_CMAP, vmin=0, vmax=max(len(table) - 1, 1))  # fmt: skip
+    scatter = ax.scatter(
+        np.concatenate(xs),
+        np.concatenate(ys),
+        c=positions,
+        s=9,
+        cmap=POSITION_CMAP,
+        vmin=0,
+        vmax=max(len(table) - 1, 1),
+    )
     ax.set_xlim(-1.3, 2.8 * (ncols - 1) + 1.3)
     ax.set_ylim(-3.3 * (nrows - 1) - 1.15, 2.05)
     ax.set_aspect("equal")
@@ -88,8 +102,14 @@ def show_clocks(
     fig = fixed_figure(figsize)
     ax = fig.add_axes((0.01, 0.05, 0.84, 0.94))
     _draw_clocks(ax, fig.add_axes((0.87, 0.15, 0.03, 0.7)), table, base, pairs)
-    fig.text(0.43, 0.015, r"horizontal: $\sin(pos\,\omega_i)$, vertical: $\cos(pos\,\omega_i)$;"
-             " the mark at 12 o'clock is position 0", ha="center", fontsize=8)  # fmt: skip
+    fig.text(
+        0.43,
+        0.015,
+        r"horizontal: $\sin(pos\,\omega_i)$, vertical: $\cos(pos\,\omega_i)$;"
+        " the mark at 12 o'clock is position 0",
+        ha="center",
+        fontsize=8,
+    )
     return fig
 
 
@@ -117,8 +137,12 @@ def show_clock_explorer(
     pairs = clock_pairs(dim)
     fig = fixed_figure(figsize)
     left = fig.add_axes((0.07, 0.12, 0.31, 0.78))
-    show_embedding(table, ax=left, colorbar=False,
-                   title=f"{num_tokens} x {dim} table, base {_base_label(base)}")  # fmt: skip
+    show_embedding(
+        table,
+        ax=left,
+        colorbar=False,
+        title=f"{num_tokens} x {dim} table, base {_base_label(base)}",
+    )
     fig.colorbar(left.images[0], cax=fig.add_axes((0.39, 0.2, 0.012, 0.62)), label="value")
     right = fig.add_axes((0.47, 0.01, 0.44, 0.98))
     _draw_clocks(right, fig.add_axes((0.93, 0.2, 0.012, 0.62)), table, base, pairs)

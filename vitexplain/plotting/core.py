@@ -140,8 +140,9 @@ def show_patch_grid(
         patch = image[r * patch_size : (r + 1) * patch_size, c * patch_size : (c + 1) * patch_size]
         y, x = (r + 0.5) * patch_size - 0.5, (c + 0.5) * patch_size - 0.5
         colour = text_colour(patch.mean(), 0, 1)
-        ax.text(x, y, str(label), ha="center", va="center", fontsize=12, fontweight="bold",
-                color=colour)  # fmt: skip
+        ax.text(
+            x, y, str(label), ha="center", va="center", fontsize=12, fontweight="bold", color=colour
+        )
     if highlight is not None:
         r, c = divmod(highlight, cols)
         outline_cells(ax, r * patch_size, c * patch_size, patch_size, patch_size)
@@ -218,8 +219,15 @@ def show_embedding(table, ax: Axes | None = None, title: str | None = None, **kw
     Returns:
         The figure.
     """
-    options = {"cmap": EMBEDDING_CMAP, "vmin": -1.0, "vmax": 1.0, "colorbar": True,
-               "xlabel": "dimension", "ylabel": "position (token)", **kwargs}  # fmt: skip
+    options = {
+        "cmap": EMBEDDING_CMAP,
+        "vmin": -1.0,
+        "vmax": 1.0,
+        "colorbar": True,
+        "xlabel": "dimension",
+        "ylabel": "position (token)",
+        **kwargs,
+    }
     return show_matrix(table, ax=ax, title=title, **options)
 
 
@@ -315,9 +323,10 @@ def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 10.0) 
     palette = Image.fromarray(stacked).quantize(colors=256, dither=Image.Dither.NONE)
     indexed = [
         Image.fromarray(np.asarray(f, dtype=np.uint8)).quantize(
-            palette=palette, dither=Image.Dither.NONE)
+            palette=palette, dither=Image.Dither.NONE
+        )
         for f in frames
-    ]  # fmt: skip
+    ]
     # Written as paletted frames: converting them back to RGB made the writer quantise each
     # frame again (two thirds of the time). Pillow stores each frame as its change to the last.
     indexed[0].save(

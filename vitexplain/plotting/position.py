@@ -242,8 +242,13 @@ def show_embedding_bases(
     fig = Figure(figsize=figsize, layout="constrained")
     axes = np.atleast_1d(fig.subplots(1, len(tables), sharey=True))
     for n, (ax, table, base) in enumerate(zip(axes, tables, bases, strict=True)):
-        show_embedding(table, ax=ax, title=f"base {_base_label(base)}", colorbar=False,
-                       ylabel="position (token)" if n == 0 else "")  # fmt: skip
+        show_embedding(
+            table,
+            ax=ax,
+            title=f"base {_base_label(base)}",
+            colorbar=False,
+            ylabel="position (token)" if n == 0 else "",
+        )
     fig.colorbar(axes[0].images[0], ax=axes, shrink=0.8, label="value")
     return fig
 

@@ -66,8 +66,13 @@ def show_similarity(
     styles = ["-", "--", ":", "-."]
     for n_curve, a in enumerate(starts):
         offsets = np.arange(-a, n - a)
-        right.plot(offsets, similarity[a, a + offsets], styles[n_curve % 4],
-                   lw=3 - 0.7 * (n_curve % 3), label=f"row a = {a}")  # fmt: skip
+        right.plot(
+            offsets,
+            similarity[a, a + offsets],
+            styles[n_curve % 4],
+            lw=3 - 0.7 * (n_curve % 3),
+            label=f"row a = {a}",
+        )
     right.set_xlabel("offset k = b - a (tokens)")
     right.set_ylabel("similarity")
     right.set_title("rows against the offset")
@@ -171,8 +176,14 @@ def show_resized_embedding(
     for row, (grid, (h, w)) in enumerate(panels):
         for col, channel in enumerate(channels):
             ax = axes[row, col]
-            im = ax.imshow(grid[:, :, channel], cmap=EMBEDDING_CMAP, vmin=-1, vmax=1,
-                           interpolation="nearest", extent=(0, width, height, 0))  # fmt: skip
+            im = ax.imshow(
+                grid[:, :, channel],
+                cmap=EMBEDDING_CMAP,
+                vmin=-1,
+                vmax=1,
+                interpolation="nearest",
+                extent=(0, width, height, 0),
+            )
             ax.set_title(f"dim {channel}, {h} x {w}", fontsize=9)
             if row == 1:
                 ax.set_xlabel("column (old cells)")
