@@ -100,3 +100,24 @@ def check_image_batch(
             f"{img_size[0]}, {img_size[1]}): {c} channels of {h} x {w}"
         )
     return x
+
+
+def check_divides(name: str, value: int, height: int, width: int) -> int:
+    """Return ``value`` if it divides both sides of an image (a patch size that tiles it).
+
+    Args:
+        name: argument name used in the message, e.g. ``"patch_size"``.
+        value: the patch size P, a positive int.
+        height: image height H.
+        width: image width W.
+
+    Returns:
+        The value, unchanged.
+    """
+    for side, size in (("height", height), ("width", width)):
+        if size % value:
+            raise ValueError(
+                f"{name} {value} does not divide the image {side} {size} "
+                f"({size} = {size // value} * {value} + {size % value})"
+            )
+    return value
