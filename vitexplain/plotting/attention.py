@@ -170,9 +170,10 @@ def show_attention_heads(
     """Draw the attention map of every head in a grid, with one colour bar shared by all.
 
     Row i of a map is query token i, column j is key token j; each row sums to 1. All maps share
-    the colour limits (smallest .. largest weight of any head), so the heads can be compared and
-    weights that all sit near 1/N still show their differences; the colour bar gives the values.
-    The default colour map is the picture's (bright = large).
+    one colour scale, from the smallest to the largest weight of any head, so the heads can be
+    compared. The scale is a square root (``PowerNorm(0.5)``): most weights sit near 1/N and a
+    few are large, and a linear scale would paint the many small ones alike. The colour bar gives
+    the values. The default colour map is the picture's (bright = large).
 
     Args:
         weights: attention weights of shape (h, N, N).
@@ -194,14 +195,17 @@ def show_attention_heads(
     labels = list(range(1, n + 1)) if labels is None else list(labels)
     if len(labels) != n:
         raise ValueError(f"labels has {len(labels)} entries for {n} tokens")
-    vmin, vmax = float(weights.min()), float(weights.max())
+    from matplotlib.colors import PowerNorm
+
+    norm = PowerNorm(0.5, vmin=float(weights.min()), vmax=float(weights.max()))
     nrows = -(-heads // ncols)
     fig = Figure(figsize=figsize, layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
     for head, ax in enumerate(axes[:heads]):
         show_matrix(weights[head], ax=ax, title=f"head {head + 1}", xlabel="key (patch)",
-                    ylabel="query (patch)", cmap=cmap, vmin=vmin, vmax=vmax, aspect="equal",
+                    ylabel="query (patch)", cmap=cmap, aspect="equal",
                     xticklabels=labels, yticklabels=labels)  # fmt: skip
+        ax.images[0].set_norm(norm)  # one shared square-root scale
         ax.tick_params(labelsize=8)
         ax.label_outer()  # token numbers and axis names on the outer panels only
     for ax in axes[heads:]:
