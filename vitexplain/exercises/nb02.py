@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -13,6 +12,16 @@ from ..attention import attention
 from . import Exercise
 
 __all__ = ["EXERCISES"]
+
+
+def _as_number(answer: Any) -> float | None:
+    """The answer as a float (a Python, NumPy or one-element torch number), or None."""
+    if isinstance(answer, bool | str):
+        return None
+    try:
+        return float(answer)
+    except (TypeError, ValueError, RuntimeError):
+        return None
 
 
 def _random_qkv(n: int, m: int, d: int, d_v: int, seed: int) -> tuple[torch.Tensor, ...]:
@@ -32,11 +41,12 @@ def _equal_keys_weight() -> float:
 
 
 def _grade_equal_keys_weight(answer: Any) -> str | None:
-    if isinstance(answer, bool) or not isinstance(answer, int | float | np.floating):
+    value = _as_number(answer)
+    if value is None:
         return f"expected a number, got {answer!r}"
-    if not 0 <= float(answer) <= 1:
+    if not 0 <= value <= 1:
         return "attention weights lie between 0 and 1"
-    if abs(float(answer) - _equal_keys_weight()) > 1e-3:
+    if abs(value - _equal_keys_weight()) > 1e-3:
         return "if all keys are equal, every logit of a row is equal too; what does softmax make?"
     return None
 
@@ -59,7 +69,7 @@ def _grade_causal_rows(answer: Any) -> str | None:
         return f"expected 0-based row indices (ints), got {answer!r}"
     chosen, right = sorted(set(answer)), _causal_rows_still_swapped()
     if chosen == [0, 1, 2, 3]:
-        return "without a mask that would be right; with it, rows 2 and 3 see different keys"
+        return "without a mask every row would be; with one, which rows see other keys now?"
     if chosen != right:
         return "row i sees keys 0..i only: which rows see the same set of tokens after the swap?"
     return None
@@ -117,9 +127,10 @@ def _dot_product_std() -> int:
 
 
 def _grade_dot_product_std(answer: Any) -> str | None:
-    if isinstance(answer, bool) or not isinstance(answer, int | float | np.floating):
+    value = _as_number(answer)
+    if value is None:
         return f"expected a number, got {answer!r}"
-    if abs(float(answer) - _dot_product_std()) > 0.25:
+    if abs(value - _dot_product_std()) > 0.25:
         return "a sum of d independent zero-mean terms of variance 1 has variance d"
     return None
 
