@@ -199,7 +199,8 @@ EXERCISES: list[Exercise] = [
             "Write `patchify_2d(image, patch_size)` for one grey picture: a NumPy array of shape "
             "(H, W) in, an array of shape (N, P * P) out, patches in row-major order, each "
             "flattened row by row, using loops, slicing or reshapes (not `vx.patchify`). The "
-            "checker compares it with `vx.patchify` on the Mountain and on other shapes."
+            "checker compares it with a loop over the patch grid on the Mountain and on other "
+            "shapes."
         ),
         grade=_grade_patchify_2d,
         solution=_solution_patchify_2d,
