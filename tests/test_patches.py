@@ -86,6 +86,8 @@ def test_unpatchify_inverts_patchify():
 def test_patchify_rejects_bad_input(mountain):
     with pytest.raises(ValueError, match="patch_size 16 does not divide the image height 60"):
         patchify(mountain, 16)
+    with pytest.raises(ValueError, match=r"patch_size 30 does not divide the image width 100 \("):
+        patchify(mountain, 30)  # 60 = 2 * 30, but 100 = 3 * 30 + 10
     with pytest.raises(ValueError, match="must have 4 dimensions"):
         patchify(mountain[0], 20)
     with pytest.raises(TypeError, match="ndarray"):

@@ -38,6 +38,17 @@ def test_show_matrices_draws_every_matrix_annotated_and_outlined():
     assert _outlines(axes[2]) == [(-0.5, 2.5, 9, 1)]
 
 
+def test_show_matrices_outlines_single_cells():
+    from vitexplain import show_matrices
+
+    s = np.arange(16).reshape(4, 4)
+    fig = show_matrices([s, s], highlight_cells=[[(0, 1)], [(2, 1), (3, 3)]])
+    assert _outlines(fig.axes[0]) == [(0.5, -0.5, 1, 1)]  # row 0, column 1: one cell
+    assert _outlines(fig.axes[1]) == [(0.5, 1.5, 1, 1), (2.5, 2.5, 1, 1)]
+    with pytest.raises(ValueError, match=r"highlight_cells\[0\] = \[\(4, 0\)\] is out of range"):
+        show_matrices([s], highlight_cells=[[(4, 0)]])
+
+
 def test_show_matrices_rejects_bad_input():
     from vitexplain import show_matrices
 
@@ -86,7 +97,14 @@ def test_attention_heads_share_one_colour_scale():
     assert len(fig.axes) == 5  # four maps and one shared colour bar
     maps, colour_bar = fig.axes[:4], fig.axes[4]
     assert [ax.get_title() for ax in maps] == ["head 1", "head 2", "head 3", "head 4"]
-    assert {ax.images[0].get_clim() for ax in maps} == {(0.0, float(weights.max()))}
+    # one scale for all heads, from the smallest to the largest weight, the picture's colour map
+    assert {ax.images[0].get_clim() for ax in maps} == {
+        (float(weights.min()), float(weights.max()))
+    }
+    assert {ax.images[0].get_cmap().name for ax in maps} == {"Purples_r"}
+    norm = maps[0].images[0].norm  # a square-root scale, shared by all heads
+    assert all(ax.images[0].norm is norm for ax in maps) and norm.gamma == 0.5
+    assert min(t.get_fontsize() for t in maps[2].get_xticklabels()) >= 8
     for head, ax in enumerate(maps):
         np.testing.assert_array_equal(ax.images[0].get_array(), weights[head].numpy())
     # 1-based token numbers, written on the outer panels only (left column, bottom row)

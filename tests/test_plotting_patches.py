@@ -28,6 +28,11 @@ def test_patch_and_token_shows_the_patch_rows_one_after_another():
     (patch_box,), (strip_box,) = ax_patch.patches, ax_strip.patches
     assert (patch_box.get_y(), patch_box.get_height()) == (9.5, 1)
     assert (strip_box.get_x(), strip_box.get_width()) == (199.5, 20)
+    # readable ticks: positions at the starts of patch rows 0, 5, 10, 15; all 20 rows on top
+    assert list(ax_strip.get_xticks()) == [0, 100, 200, 300]
+    top = ax_strip.child_axes[0]
+    assert [t.get_text() for t in top.get_xticklabels()] == [str(r) for r in range(20)]
+    assert min(t.get_fontsize() for t in top.get_xticklabels()) >= 9
 
 
 def test_patch_and_token_rejects_bad_patches():

@@ -12,7 +12,7 @@ import torch
 from einops import rearrange
 from torch import nn
 
-from ._checks import check_image_batch, check_int, check_size2, check_tensor
+from ._checks import check_divides, check_image_batch, check_int, check_size2, check_tensor
 
 __all__ = [
     "count_tokens",
@@ -59,15 +59,6 @@ def count_tokens(h: int, w: int, k: int, s: int, p: int) -> tuple[int, int, int]
     return rows, cols, rows * cols
 
 
-def _check_divides(patch_size: int, height: int, width: int) -> None:
-    for side, size in (("height", height), ("width", width)):
-        if size % patch_size:
-            raise ValueError(
-                f"patch_size {patch_size} does not divide the image {side} {size} "
-                f"({size} = {size // patch_size} * {patch_size} + {size % patch_size})"
-            )
-
-
 def patchify(x: torch.Tensor, patch_size: int) -> torch.Tensor:
     """Cut a batch of images into non-overlapping patches and flatten each into a token.
 
@@ -82,7 +73,7 @@ def patchify(x: torch.Tensor, patch_size: int) -> torch.Tensor:
     """
     x = check_tensor("x", x, ndim=4)
     patch_size = check_int("patch_size", patch_size)
-    _check_divides(patch_size, x.shape[-2], x.shape[-1])
+    check_divides("patch_size", patch_size, x.shape[-2], x.shape[-1])
     # (B, C, H, W) -> (B, N, C*P*P): grid row h and column w make the token index, the channel
     # and the pixel offset (p1, p2) inside the patch make the token's features.
     return rearrange(x, "b c (h p1) (w p2) -> b (h w) (c p1 p2)", p1=patch_size, p2=patch_size)
@@ -104,7 +95,7 @@ def unpatchify(
     tokens = check_tensor("tokens", tokens, ndim=3)
     height, width = check_size2("img_size", img_size)
     patch_size = check_int("patch_size", patch_size)
-    _check_divides(patch_size, height, width)
+    check_divides("patch_size", patch_size, height, width)
     rows, cols = height // patch_size, width // patch_size
     n, length = tokens.shape[1:]
     if n != rows * cols:
@@ -136,7 +127,7 @@ def scramble_patches(image: np.ndarray, patch_size: int, order) -> np.ndarray:
     if image.ndim != 2:
         raise ValueError(f"image must have shape (H, W), got shape {image.shape}")
     patch_size = check_int("patch_size", patch_size)
-    _check_divides(patch_size, *image.shape)
+    check_divides("patch_size", patch_size, *image.shape)
     rows, cols = image.shape[0] // patch_size, image.shape[1] // patch_size
     order = np.asarray(order)
     if order.shape != (rows * cols,) or not np.array_equal(np.sort(order), np.arange(rows * cols)):
@@ -173,7 +164,7 @@ class PatchEmbed(nn.Module):
         self.patch_size = check_int("patch_size", patch_size)
         self.in_chans = check_int("in_chans", in_chans)
         embed_dim = check_int("embed_dim", embed_dim)
-        _check_divides(self.patch_size, *self.img_size)
+        check_divides("patch_size", self.patch_size, *self.img_size)
         self.grid_size = (self.img_size[0] // patch_size, self.img_size[1] // patch_size)
         self.num_tokens = self.grid_size[0] * self.grid_size[1]
         self.proj = nn.Linear(in_chans * patch_size * patch_size, embed_dim)
@@ -209,7 +200,7 @@ def patchify_by_slicing(x: torch.Tensor, patch_size: int) -> torch.Tensor:
     x = check_tensor("x", x, ndim=4)
     patch_size = check_int("patch_size", patch_size)
     batch, _, height, width = x.shape
-    _check_divides(patch_size, height, width)
+    check_divides("patch_size", patch_size, height, width)
     tokens = []
     for top in range(0, height, patch_size):  # grid rows, top to bottom
         for left in range(0, width, patch_size):  # grid columns, left to right
@@ -251,7 +242,7 @@ def patchify_by_conv(x: torch.Tensor, patch_size: int) -> torch.Tensor:
     if not x.is_floating_point():
         raise TypeError(f"x must be a floating-point tensor for a convolution, got dtype {x.dtype}")
     patch_size = check_int("patch_size", patch_size)
-    _check_divides(patch_size, x.shape[-2], x.shape[-1])
+    check_divides("patch_size", patch_size, x.shape[-2], x.shape[-1])
     kernels = one_hot_patch_kernels(x.shape[1], patch_size).to(x)  # (C*P*P, C, P, P)
     out = nn.functional.conv2d(x, kernels, stride=patch_size)  # (B, C*P*P, H/P, W/P)
     return out.flatten(2).transpose(1, 2)  # (B, N, C*P*P)

@@ -44,6 +44,7 @@ def show_matrices(
     cmap: str = PICTURE_CMAP,
     highlight_rows: Sequence[Sequence[int] | None] | None = None,
     highlight_cols: Sequence[Sequence[int] | None] | None = None,
+    highlight_cells: Sequence[Sequence[tuple[int, int]] | None] | None = None,
     xlabel: str | Sequence[str | None] | None = "channel",
     ylabel: str | Sequence[str | None] | None = "token",
     fontsize: float = 8,
@@ -53,7 +54,8 @@ def show_matrices(
     """Draw several small matrices side by side, each with its values written in its cells.
 
     Every panel has its own colour limits (its data's range), 0-based row and column indices on
-    the axes, and optionally some rows and columns outlined in orange (e.g. two swapped tokens).
+    the axes, and optionally some rows, columns or single cells outlined in orange (e.g. two
+    swapped tokens, or one entry followed from one matrix to the next).
 
     Args:
         matrices: a sequence of M arrays, each of shape (R_m, C_m).
@@ -63,6 +65,7 @@ def show_matrices(
         cmap: colour map.
         highlight_rows: per matrix, the 0-based rows to outline (or None).
         highlight_cols: per matrix, the 0-based columns to outline (or None).
+        highlight_cells: per matrix, the 0-based (row, column) cells to outline (or None).
         xlabel, ylabel: one label for every panel, or one per panel.
         fontsize: size of the written values.
         aspect: ``imshow`` aspect: "equal" for square cells, "auto" to fill the panel.
@@ -83,6 +86,7 @@ def show_matrices(
     titles = _per_matrix("titles", titles, count)
     rows_hl = _per_matrix("highlight_rows", highlight_rows, count)
     cols_hl = _per_matrix("highlight_cols", highlight_cols, count)
+    cells_hl = _per_matrix("highlight_cells", highlight_cells, count)
     xlabels = _per_matrix("xlabel", xlabel, count)
     ylabels = _per_matrix("ylabel", ylabel, count)
     for name, chosen, axis in (("highlight_rows", rows_hl, 0), ("highlight_cols", cols_hl, 1)):
@@ -90,6 +94,13 @@ def show_matrices(
             size = arrays[n].shape[axis]
             if any(not 0 <= int(i) < size for i in indices or ()):
                 raise ValueError(f"{name}[{n}] = {list(indices)} is out of range for {size} items")
+    for n, cells in enumerate(cells_hl):
+        height, width = arrays[n].shape
+        if any(not (0 <= int(r) < height and 0 <= int(c) < width) for r, c in cells or ()):
+            raise ValueError(
+                f"highlight_cells[{n}] = {list(cells)} is out of range for a {height} x {width} "
+                "matrix"
+            )
     nrows = -(-count // ncols)
     fig = Figure(figsize=figsize, layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
@@ -105,6 +116,8 @@ def show_matrices(
             _outline_cells(ax, 0, int(r), width, 1)  # the whole row r
         for c in cols_hl[n] or ():
             _outline_cells(ax, int(c), 0, 1, height)  # the whole column c
+        for r, c in cells_hl[n] or ():
+            _outline_cells(ax, int(c), int(r), 1, 1)  # the single cell (r, c)
     for ax in axes[count:]:
         fig.delaxes(ax)
     return fig
@@ -150,14 +163,17 @@ def show_attention_heads(
     weights,
     ncols: int = 2,
     labels: Sequence[int | str] | None = None,
-    cmap: str = "Purples",
+    cmap: str = PICTURE_CMAP,
     title: str | None = None,
-    figsize: tuple[float, float] = (6, 5),
+    figsize: tuple[float, float] = (7.5, 6.5),
 ) -> Figure:
     """Draw the attention map of every head in a grid, with one colour bar shared by all.
 
-    Row i of a map is query token i, column j is key token j; each row sums to 1. All maps use
-    the colour limits 0 .. (largest weight of any head), so the heads can be compared.
+    Row i of a map is query token i, column j is key token j; each row sums to 1. All maps share
+    one colour scale, from the smallest to the largest weight of any head, so the heads can be
+    compared. The scale is a square root (``PowerNorm(0.5)``): most weights sit near 1/N and a
+    few are large, and a linear scale would paint the many small ones alike. The colour bar gives
+    the values. The default colour map is the picture's (bright = large).
 
     Args:
         weights: attention weights of shape (h, N, N).
@@ -179,15 +195,18 @@ def show_attention_heads(
     labels = list(range(1, n + 1)) if labels is None else list(labels)
     if len(labels) != n:
         raise ValueError(f"labels has {len(labels)} entries for {n} tokens")
-    vmax = float(weights.max())
+    from matplotlib.colors import PowerNorm
+
+    norm = PowerNorm(0.5, vmin=float(weights.min()), vmax=float(weights.max()))
     nrows = -(-heads // ncols)
     fig = Figure(figsize=figsize, layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
     for head, ax in enumerate(axes[:heads]):
         show_matrix(weights[head], ax=ax, title=f"head {head + 1}", xlabel="key (patch)",
-                    ylabel="query (patch)", cmap=cmap, vmin=0.0, vmax=vmax, aspect="equal",
+                    ylabel="query (patch)", cmap=cmap, aspect="equal",
                     xticklabels=labels, yticklabels=labels)  # fmt: skip
-        ax.tick_params(labelsize=6)
+        ax.images[0].set_norm(norm)  # one shared square-root scale
+        ax.tick_params(labelsize=8)
         ax.label_outer()  # token numbers and axis names on the outer panels only
     for ax in axes[heads:]:
         fig.delaxes(ax)

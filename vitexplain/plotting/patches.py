@@ -33,7 +33,7 @@ def show_patch_and_token(
     number: int | None = None,
     highlight_row: int | None = None,
     axes: Sequence[Axes] | None = None,
-    figsize: tuple[float, float] = (7, 2.2),
+    figsize: tuple[float, float] = (9, 2.8),
 ) -> Figure:
     """Draw a P x P patch next to the token it flattens into: a 1 x P² strip of P row segments.
 
@@ -73,11 +73,15 @@ def show_patch_and_token(
     ax_strip.set_yticks([])
     ax_strip.set_xlabel(f"position in token{name} (0 ... {size * size - 1})")
     ax_strip.set_title(f"token{name}: 1 x {size * size}, the patch rows one after another")
+    step = max(1, size // 4)  # four or five position ticks, at the starts of patch rows
+    ax_strip.set_xticks(range(0, size * size, step * size))
+    ax_strip.tick_params(labelsize=9)
     every = 1 if size <= 20 else 2
     top = ax_strip.secondary_xaxis("top")
     rows = range(0, size, every)
-    top.set_ticks([r * size + size / 2 - 0.5 for r in rows], [str(r) for r in rows], fontsize=7)
+    top.set_ticks([r * size + size / 2 - 0.5 for r in rows], [str(r) for r in rows], fontsize=9)
     top.tick_params(length=0)
+    top.set_xlabel("row of the patch", fontsize=9)
     if highlight_row is not None:
         from matplotlib.patches import Rectangle
 

@@ -1,0 +1,185 @@
+"""Exercises of notebook 02: attention and permutations."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from ..attention import attention
+from . import Exercise
+
+__all__ = ["EXERCISES"]
+
+
+def _as_number(answer: Any) -> float | None:
+    """The answer as a float (a Python, NumPy or one-element torch number), or None."""
+    if isinstance(answer, bool | str):
+        return None
+    try:
+        return float(answer)
+    except (TypeError, ValueError, RuntimeError):
+        return None
+
+
+def _random_qkv(n: int, m: int, d: int, d_v: int, seed: int) -> tuple[torch.Tensor, ...]:
+    generator = torch.Generator().manual_seed(seed)
+    shapes = ((n, d), (m, d), (m, d_v))
+    return tuple(torch.randn(s, generator=generator, dtype=torch.float64) for s in shapes)
+
+
+# 02.1 -- predict: the weights when every key is the same
+
+
+def _equal_keys_weight() -> float:
+    q, k, v = _random_qkv(15, 15, 16, 16, seed=2)
+    k = k[:1].expand(15, 16)  # (15, 16): all 15 keys are one vector
+    _, weights = attention(q, k, v)  # (15, 15)
+    return float(weights[0, 0])
+
+
+def _grade_equal_keys_weight(answer: Any) -> str | None:
+    value = _as_number(answer)
+    if value is None:
+        return f"expected a number, got {answer!r}"
+    if not 0 <= value <= 1:
+        return "attention weights lie between 0 and 1"
+    if abs(value - _equal_keys_weight()) > 1e-3:
+        return "if all keys are equal, every logit of a row is equal too; what does softmax make?"
+    return None
+
+
+# 02.2 -- change something: a causal mask and a swap of the last two tokens
+
+
+def _causal_rows_still_swapped() -> list[int]:
+    q, k, v = _random_qkv(4, 4, 8, 8, seed=3)
+    swap = torch.tensor([0, 1, 3, 2])  # new token i is old token swap[i]
+    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # (4, 8): i sees keys 0..i
+    out_s = F.scaled_dot_product_attention(q[swap], k[swap], v[swap], is_causal=True)
+    return [i for i in range(4) if torch.allclose(out_s[i], out[swap][i])]
+
+
+def _grade_causal_rows(answer: Any) -> str | None:
+    if not isinstance(answer, list | tuple | set):
+        return f"expected a list of row indices, got {answer!r}"
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in answer):
+        return f"expected 0-based row indices (ints), got {answer!r}"
+    chosen, right = sorted(set(answer)), _causal_rows_still_swapped()
+    if chosen == [0, 1, 2, 3]:
+        return "without a mask every row would be; with one, which rows see other keys now?"
+    if chosen != right:
+        return "row i sees keys 0..i only: which rows see the same set of tokens after the swap?"
+    return None
+
+
+# 02.3 -- write a function: single-head attention from scratch
+
+
+def _solution_attention() -> Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]:
+    def my_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        logits = q @ k.T / q.shape[-1] ** 0.5  # (N, M)
+        weights = torch.exp(logits - logits.max(dim=-1, keepdim=True).values)  # stable softmax
+        return weights / weights.sum(dim=-1, keepdim=True) @ v  # (N, d_v)
+
+    return my_attention
+
+
+def _grade_attention(answer: Any) -> str | None:
+    if not callable(answer):
+        return f"expected a function my_attention(q, k, v), got {answer!r}"
+    for n, m, d, d_v, seed in ((4, 4, 9, 9, 0), (5, 7, 8, 3, 1), (15, 15, 64, 64, 2)):
+        q, k, v = _random_qkv(n, m, d, d_v, seed)
+        result = answer(q.clone(), k.clone(), v.clone())
+        if result is None:
+            return "your function returned None"
+        result = torch.as_tensor(result, dtype=torch.float64)
+        expected = F.scaled_dot_product_attention(q, k, v)  # (N, d_v)
+        if result.shape != expected.shape:
+            return (
+                f"for {n} queries, {m} keys and values of length {d_v} the output should have "
+                f"shape {tuple(expected.shape)}, got {tuple(result.shape)}"
+            )
+        if not torch.allclose(result, expected, atol=1e-8):
+            unscaled = F.scaled_dot_product_attention(q, k, v, scale=1.0)
+            if torch.allclose(result, unscaled, atol=1e-8):
+                return "close: the logits need the factor 1 / sqrt(d)"
+            return f"wrong values for q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}"
+    return None
+
+
+def _wrong_attention() -> Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]:
+    def unscaled(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(q @ k.T, dim=-1) @ v  # the 1 / sqrt(d) is missing
+
+    return unscaled
+
+
+# 02.4 -- predict: how large is an unscaled dot product of zero-mean entries?
+
+
+def _dot_product_std() -> int:
+    generator = torch.Generator().manual_seed(4)
+    q, k = torch.randn(2, 100_000, 64, generator=generator, dtype=torch.float64)
+    return round(float((q * k).sum(-1).std()))  # (100000,) dot products: std close to sqrt(64)
+
+
+def _grade_dot_product_std(answer: Any) -> str | None:
+    value = _as_number(answer)
+    if value is None:
+        return f"expected a number, got {answer!r}"
+    if abs(value - _dot_product_std()) > 0.25:
+        return "a sum of d independent zero-mean terms of variance 1 has variance d"
+    return None
+
+
+EXERCISES: list[Exercise] = [
+    Exercise(
+        id="02.1",
+        task=(
+            "Predict: 15 tokens attend to each other, and all 15 keys happen to be the same "
+            "vector (the queries and values differ). What weight does query 1 give to key 1? "
+            "Answer with a number."
+        ),
+        grade=_grade_equal_keys_weight,
+        solution=_equal_keys_weight,
+        wrong=lambda: 1.0,
+    ),
+    Exercise(
+        id="02.2",
+        task=(
+            "Add a causal mask (token i may only attend to keys 0 ... i, as in a language model: "
+            "`F.scaled_dot_product_attention(q, k, v, is_causal=True)`) to 4 tokens, and swap "
+            "the last two tokens (order `[0, 1, 3, 2]`). For which 0-based rows i is the new "
+            "output row i still the old output row `swap[i]`? Answer with a list of row indices."
+        ),
+        grade=_grade_causal_rows,
+        solution=_causal_rows_still_swapped,
+        wrong=lambda: [0, 1, 2, 3],
+    ),
+    Exercise(
+        id="02.3",
+        task=(
+            "Write `my_attention(q, k, v)` from scratch for one head: q of shape (N, d), k of "
+            "shape (M, d), v of shape (M, d_v) in, softmax(q k^T / sqrt(d)) v of shape (N, d_v) "
+            "out, without `vx.attention` or `F.scaled_dot_product_attention`. The checker "
+            "compares it with `F.scaled_dot_product_attention` on several shapes."
+        ),
+        grade=_grade_attention,
+        solution=_solution_attention,
+        wrong=_wrong_attention,
+    ),
+    Exercise(
+        id="02.4",
+        task=(
+            "Predict why the scale is 1 / sqrt(d): q and k have d = 64 entries each, independent, "
+            "with mean 0 and standard deviation 1. What is the standard deviation of the "
+            "unscaled dot product q . k? Answer with a number."
+        ),
+        grade=_grade_dot_product_std,
+        solution=_dot_product_std,
+        wrong=lambda: 64,
+    ),
+]
