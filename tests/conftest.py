@@ -11,6 +11,13 @@ def _seed():
     torch.manual_seed(0)
 
 
+@pytest.fixture(autouse=True)
+def _figures_where_the_test_says(monkeypatch):
+    """Unit tests write figures where they say: a VITEXPLAIN_FIGURES_DIR left in the shell (the
+    notebook check sets it) must not redirect them."""
+    monkeypatch.delenv("VITEXPLAIN_FIGURES_DIR", raising=False)
+
+
 @pytest.fixture(scope="session")
 def mountain() -> torch.Tensor:
     """The Mountain at Dusk as a (1, 1, 60, 100) float32 batch."""
