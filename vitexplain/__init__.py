@@ -32,6 +32,7 @@ _EAGER: tuple[ModuleType, ...] = (
     _vit,
     _t2t,
     _training,
+    importlib.import_module(".errata", __name__),  # the articles' wrong 2D embedding (04)
 )
 # Modules that import matplotlib (or ipywidgets): loaded when one of their names is first used.
 _LAZY: tuple[str, ...] = ("plotting", "explore")
