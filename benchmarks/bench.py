@@ -129,7 +129,7 @@ def bench_skew(repeats: int) -> list[tuple[str, float, float]]:
         }
         t = interleaved(sides, repeats)
         shape = f"(8, {length}, {2 * length - 1})"
-        name = f"relative_to_absolute(...).contiguous(), {shape} (vs gather)"
+        name = f"relative_to_absolute + contiguous, {shape} (vs gather)"
         rows.append((name, t["skew"], t["gather"]))
         if length == 64:
             start = time.perf_counter()

@@ -4,12 +4,11 @@ An absolute embedding gives each position p a vector; a relative one gives each 
 vector r, and the logit between query i and key j gains q_i . r_{j - i} (Shaw et al., 2018). With L
 tokens there are 2L - 1 offsets, -(L - 1) .. L - 1, stored at indices 0 .. 2L - 2.
 
-Computing q_i . r_m for every i and every m gives an (L, 2L - 1) array indexed by offset; the
-"skew" turns it into the (L, L) array indexed by key position without building an index. Huang et
-al. (2018) introduced the skew for causal attention (L offsets -(L - 1) .. 0, one left pad, a
-reshape to (L + 1, L)); the version here, for all 2L - 1 offsets (pad a column, flatten, pad
-L - 1, reshape to (L + 1, 2L - 1), slice), is the one of Bello et al. (2019). Both amount to
-reading the array with other strides, which is what :func:`relative_to_absolute` does.
+q_i . r_m for every i and m is an (L, 2L - 1) array indexed by offset; the "skew" turns it into
+the (L, L) array indexed by key, with no index tensor. Huang et al. (2018) made it for causal
+attention (L offsets, a left pad, a reshape to (L + 1, L)); :func:`skew_steps` is the variant of
+Bello et al. (2019) for all 2L - 1 offsets; :func:`relative_to_absolute` reads the same numbers
+as one strided view.
 """
 
 from __future__ import annotations
@@ -108,10 +107,8 @@ def relative_to_absolute(x: torch.Tensor) -> torch.Tensor:
 
         i (2L - 1) + j - i + L - 1 = i (2L - 2) + j + (L - 1):
 
-    the result is ``x`` read from offset L - 1 with a row stride of 2L - 2 instead of 2L - 1 (each
-    row starts one place earlier than a row of ``x``) and a column stride of 1. Nothing is copied
-    when ``x`` is contiguous; other inputs are made contiguous first. :func:`skew_steps` reaches
-    the same numbers with pads and a reshape (Bello et al., 2019), which is easier to draw.
+    the result is ``x`` read from offset L - 1 with row stride 2L - 2 (not 2L - 1) and column
+    stride 1. Nothing is copied when ``x`` is contiguous; other inputs are made contiguous first.
 
     Args:
         x: shape (..., L, 2L - 1), any leading dims.
@@ -150,18 +147,14 @@ def attention_with_position(
     Returns:
         ``(out, weights)`` of shapes (..., N, d_v) and (..., N, N).
     """
-    q, k, v = (check_tensor(name, t, min_ndim=2) for name, t in (("q", q), ("k", k), ("v", v)))
-    position_logits = check_tensor("position_logits", position_logits, min_ndim=2)
-    n = k.shape[-2]
-    if q.shape[-1] != k.shape[-1] or v.shape[-2] != n:
+    named = {"q": q, "k": k, "v": v, "position_logits": position_logits}
+    q, k, v, position_logits = (check_tensor(name, t, min_ndim=2) for name, t in named.items())
+    shapes = ", ".join(f"{name} {tuple(t.shape)}" for name, t in named.items())
+    if q.shape[-1] != k.shape[-1] or v.shape[-2] != k.shape[-2]:
+        raise ValueError(f"q and k must share d, k and v the number of keys; got {shapes}")
+    if position_logits.shape[-2:] != (q.shape[-2], k.shape[-2]):
         raise ValueError(
-            f"q and k must share d and k and v the number of keys, got shapes "
-            f"{tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}"
-        )
-    if position_logits.shape[-2:] != (q.shape[-2], n):
-        raise ValueError(
-            f"position_logits must end with (N, N) = ({q.shape[-2]}, {n}), got shape "
-            f"{tuple(position_logits.shape)}"
+            f"position_logits must end with (N, N) = {(q.shape[-2], k.shape[-2])}; got {shapes}"
         )
     scale = q.shape[-1] ** -0.5 if scale is None else scale
     logits = (q @ k.transpose(-2, -1) + position_logits) * scale  # (..., N, N)

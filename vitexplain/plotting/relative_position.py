@@ -27,10 +27,19 @@ def _rel_cell_grid(ax: Axes, shape: tuple[int, int]) -> None:
     ax.hlines(np.arange(1, rows) - 0.5, -0.5, cols - 0.5, color="white", lw=1.5)
 
 
-def _rel_outline_cell(ax: Axes, row: int, col: int, colour: str = "orange") -> None:
+def _rel_box(ax: Axes, row: int, col: int, size: tuple[int, int], **style) -> None:
+    """Outline the block of cells [row : row + rows, col : col + cols], ``size = (rows, cols)``;
+    a dashed black box unless ``style`` says otherwise (Rectangle keywords)."""
     from matplotlib.patches import Rectangle
 
-    ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, edgecolor=colour, lw=3))
+    style = dict(fill=False, edgecolor="black", lw=2.5, ls="--", clip_on=False) | style
+    ax.add_patch(Rectangle((col - 0.5, row - 0.5), size[1], size[0], **style))
+
+
+def _rel_label(ax: Axes, row: int, col: int, text: str, offset: float, span: float, **kw) -> None:
+    """Write ``text`` in a cell coloured by ``offset`` on the diverging map, limits +-span."""
+    colour = text_colour(offset, -span, span, EMBEDDING_CMAP)
+    ax.text(col, row, text, ha="center", va="center", color=colour, **kw)
 
 
 def show_relative_distances(index, figsize: tuple[float, float] = (5.2, 5.6)) -> Figure:
@@ -54,17 +63,12 @@ def show_relative_distances(index, figsize: tuple[float, float] = (5.2, 5.6)) ->
     length = index.shape[0]
     span = max(length - 1, 1)
     fig = Figure(figsize=figsize)  # fixed margins: a layout engine doubles the drawing time
-    ax_table, ax_index = fig.subplots(
-        2,
-        1,
-        height_ratios=[1.0, length],
-        gridspec_kw=dict(left=0.14, right=0.96, top=0.9, bottom=0.1, hspace=0.55),
-    )
+    margins = dict(left=0.14, right=0.96, top=0.9, bottom=0.1, hspace=0.55)
+    ax_table, ax_index = fig.subplots(2, 1, height_ratios=[1.0, length], gridspec_kw=margins)
     offsets = np.arange(2 * length - 1) - (length - 1)  # (2L-1,)
     ax_table.imshow(offsets[None, :], cmap=EMBEDDING_CMAP, vmin=-span, vmax=span, aspect="equal")
     for m, offset in enumerate(offsets):
-        colour = text_colour(offset, -span, span, EMBEDDING_CMAP)
-        ax_table.text(m, 0, f"{offset:+d}", ha="center", va="center", fontsize=11, color=colour)
+        _rel_label(ax_table, 0, m, f"{offset:+d}", offset, span, fontsize=11)
     ax_table.set_xticks(range(2 * length - 1))
     ax_table.set_yticks([])
     ax_table.set_xlabel("table row m = offset + L - 1", fontsize=10)
@@ -76,16 +80,7 @@ def show_relative_distances(index, figsize: tuple[float, float] = (5.2, 5.6)) ->
     distance = index - (length - 1)  # (L, L)
     ax_index.imshow(distance, cmap=EMBEDDING_CMAP, vmin=-span, vmax=span)
     for (i, j), value in np.ndenumerate(index):
-        colour = text_colour(distance[i, j], -span, span, EMBEDDING_CMAP)
-        ax_index.text(
-            j,
-            i,
-            f"m = {value}\n({distance[i, j]:+d})",
-            ha="center",
-            va="center",
-            fontsize=10,
-            color=colour,
-        )
+        _rel_label(ax_index, i, j, f"m = {value}\n({distance[i, j]:+d})", distance[i, j], span)
     ax_index.set_xticks(range(length))
     ax_index.set_yticks(range(length))
     ax_index.set_xlabel("key j")
@@ -163,17 +158,8 @@ def show_skew_steps(
     # fixed margins instead of a layout engine: this figure is drawn often and the engine
     # doubled its drawing time
     fig = Figure(figsize=figsize)
-    grid = fig.add_gridspec(
-        4,
-        2,
-        height_ratios=[length, 1.4, 1.4, length + 1],
-        left=0.03,
-        right=0.99,
-        top=0.95,
-        bottom=0.08,
-        hspace=0.75,
-        wspace=0.15,
-    )
+    margins = dict(left=0.03, right=0.99, top=0.95, bottom=0.08, hspace=0.75, wspace=0.15)
+    grid = fig.add_gridspec(4, 2, height_ratios=[length, 1.4, 1.4, length + 1], **margins)
     cells = (grid[0, 0], grid[0, 1], grid[1, :], grid[2, :], grid[3, 0], grid[3, 1])
     axes = [fig.add_subplot(cell) for cell in cells]
     for n, (ax, (name, _), array) in enumerate(zip(axes, steps, arrays, strict=True)):
@@ -196,24 +182,8 @@ def show_skew_steps(
         ax.set_xticks(range(array.shape[1]))
         ax.set_xlabel(xlabel, fontsize=9)
         ax.set_ylabel(ylabel, fontsize=9)
-    axes[4].add_patch(_rel_box(0, length - 1, length, length))  # the slice keeps rows :L, cols L-1:
+    _rel_box(axes[4], 0, length - 1, (length, length))  # the slice keeps rows :L, columns L-1:
     return fig
-
-
-def _rel_box(row: int, col: int, rows: int, cols: int):
-    """A dashed black box around the block of cells [row : row + rows, col : col + cols]."""
-    from matplotlib.patches import Rectangle
-
-    return Rectangle(
-        (col - 0.5, row - 0.5),
-        cols,
-        rows,
-        fill=False,
-        edgecolor="black",
-        lw=2.5,
-        ls="--",
-        clip_on=False,
-    )
 
 
 def show_grid_offsets(
@@ -250,44 +220,25 @@ def show_grid_offsets(
     ax_image, ax_rows, ax_cols = fig.subplots(
         3, 1, gridspec_kw=dict(left=0.14, right=0.97, top=0.945, bottom=0.07, hspace=0.5)
     )
-    show_patch_grid(
-        image,
-        patch_size,
-        ax=ax_image,
-        highlight=highlight,
-        title=f"patch {highlight + 1} (index {highlight}) is the query",
-    )
+    title = f"patch {highlight + 1} (index {highlight}) is the query"
+    show_patch_grid(image, patch_size, ax=ax_image, highlight=highlight, title=title)
     span = max(grid_shape) - 1
+    diverging = dict(cmap=EMBEDDING_CMAP, vmin=-span, vmax=span, aspect="equal")
     r, c = divmod(highlight, grid_shape[1])
     panels = (
         (ax_rows, row_offsets, "row", "r_h", grid_shape[0]),
         (ax_cols, col_offsets, "column", "r_w", grid_shape[1]),
     )
     for ax, offsets, what, table, size in panels:
-        show_matrix(
-            offsets,
-            ax=ax,
-            cmap=EMBEDDING_CMAP,
-            vmin=-span,
-            vmax=span,
-            aspect="equal",
-            xlabel="patch column",
-            ylabel="patch row",
-            title=f"{what} offset -> {table}[offset + {size - 1}]",
-        )
+        title = f"{what} offset -> {table}[offset + {size - 1}]"
+        labels = dict(xlabel="patch column", ylabel="patch row")
+        show_matrix(offsets, ax=ax, title=title, **labels, **diverging)
         for (i, j), offset in np.ndenumerate(offsets):
-            ax.text(
-                j,
-                i,
-                f"{offset:+d}\n{table}[{offset + size - 1}]",
-                ha="center",
-                va="center",
-                fontsize=8,
-                color=text_colour(offset, -span, span, EMBEDDING_CMAP),
-            )
+            text = f"{offset:+d}\n{table}[{offset + size - 1}]"
+            _rel_label(ax, i, j, text, offset, span, fontsize=8)
         ax.set_xticks(range(grid_shape[1]))
         ax.set_yticks(range(grid_shape[0]))
-        _rel_outline_cell(ax, r, c)
+        _rel_box(ax, r, c, (1, 1), edgecolor="orange", lw=3, ls="-", clip_on=True)
     return fig
 
 
@@ -326,27 +277,11 @@ def show_logit_matrices(
         raise ValueError(f"need one outline (or None) per matrix, got {len(outlines)}")
     vmax = float(max(np.abs(a).max() for a in arrays)) or 1.0
     fig = Figure(figsize=figsize)  # fixed margins: a layout engine doubles the drawing time
-    axes = np.atleast_1d(
-        fig.subplots(
-            1,
-            len(arrays),
-            gridspec_kw=dict(left=0.06, right=0.86, top=0.9, bottom=0.13, wspace=0.25),
-        )
-    )
+    margins = dict(left=0.06, right=0.86, top=0.9, bottom=0.13, wspace=0.25)
+    axes = np.atleast_1d(fig.subplots(1, len(arrays), gridspec_kw=margins))
+    style = dict(cmap=EMBEDDING_CMAP, vmin=-vmax, vmax=vmax, annotate=True, aspect="equal")
     for ax, array, title in zip(axes, arrays, titles, strict=True):
-        show_matrix(
-            array,
-            ax=ax,
-            cmap=EMBEDDING_CMAP,
-            vmin=-vmax,
-            vmax=vmax,
-            annotate=True,
-            fmt=fmt,
-            aspect="equal",
-            title=title,
-            xlabel="key j",
-            ylabel="query i",
-        )
+        show_matrix(array, ax=ax, fmt=fmt, title=title, xlabel="key j", ylabel="query i", **style)
         ax.set_xticks(range(array.shape[1]))
         ax.set_yticks(range(array.shape[0]))
         for text in ax.texts:
@@ -354,7 +289,7 @@ def show_logit_matrices(
     for ax, box in zip(axes, outlines or [None] * len(arrays), strict=True):
         if box is not None:
             row, col, size = box
-            ax.add_patch(_rel_box(row, col, size, size))
+            _rel_box(ax, row, col, (size, size))
     cax = fig.add_axes((0.885, 0.2, 0.02, 0.62))
     fig.colorbar(axes[0].images[0], cax=cax, label=colorbar_label)
     return fig
