@@ -9,7 +9,6 @@ our weights, and their outputs are checked equal before anything is timed.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import platform
 import statistics
@@ -17,12 +16,17 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import torch
 from torch import nn
 
 import vitexplain as vx
+
+# The brute-force references of the tests: one definition of each, in tests/reference.py.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from reference import relative_to_absolute_loop, sinusoid_encoding_loop  # noqa: E402
 
 
 def interleaved(
@@ -105,45 +109,42 @@ def bench_vit(repeats: int) -> list[tuple[str, float, float]]:
     return rows
 
 
-def skew_by_loop(x: torch.Tensor) -> torch.Tensor:
-    length = x.shape[-2]
-    out = torch.empty(*x.shape[:-1], length)
-    for i in range(length):
-        for j in range(length):
-            out[..., i, j] = x[..., i, j - i + length - 1]
-    return out
+def _skew_contiguous(x: torch.Tensor) -> torch.Tensor:
+    return vx.relative_to_absolute(x).contiguous()
 
 
 def bench_skew(repeats: int) -> list[tuple[str, float, float]]:
-    length = 256
-    x = torch.randn(8, length, 2 * length - 1)
-    index = vx.relative_index(length).expand(8, length, length)
-    gathered = x.gather(-1, index)
-    assert torch.equal(vx.relative_to_absolute(x), gathered)
-    t = interleaved({"skew": lambda: vx.relative_to_absolute(x).contiguous(),
-                     "gather": lambda: x.gather(-1, index)}, repeats)  # fmt: skip
-    start = time.perf_counter()
-    assert torch.equal(skew_by_loop(x), gathered)
-    loop = time.perf_counter() - start
-    return [("relative_to_absolute, (8, 256, 511) (vs gather)", t["skew"], t["gather"]),
-            ("relative_to_absolute, (8, 256, 511) (vs Python loop)", t["skew"], loop)]  # fmt: skip
-
-
-def sinusoid_by_loop(num_tokens: int, dim: int) -> torch.Tensor:
-    table = [[0.0] * dim for _ in range(num_tokens)]
-    for pos in range(num_tokens):
-        for j in range(dim):
-            angle = pos / 10000.0 ** (2 * (j // 2) / dim)
-            table[pos][j] = math.sin(angle) if j % 2 == 0 else math.cos(angle)
-    return torch.tensor(table)
+    """The skew (a strided view, made contiguous so that both sides write an (L, L) array)
+    against a gather with ``relative_index``, at L = 64 and 256; the loop once, at L = 64."""
+    rows = []
+    for length in (64, 256):
+        x = torch.randn(8, length, 2 * length - 1)
+        index = vx.relative_index(length).expand(8, length, length)
+        gathered = x.gather(-1, index)
+        assert torch.equal(vx.relative_to_absolute(x), gathered)
+        assert torch.equal(vx.skew_steps(x)[-1][1], gathered)
+        sides = {
+            "skew": partial(_skew_contiguous, x),
+            "gather": partial(torch.gather, x, -1, index),
+        }
+        t = interleaved(sides, repeats)
+        shape = f"(8, {length}, {2 * length - 1})"
+        name = f"relative_to_absolute + contiguous, {shape} (vs gather)"
+        rows.append((name, t["skew"], t["gather"]))
+        if length == 64:
+            start = time.perf_counter()
+            assert torch.equal(relative_to_absolute_loop(x), gathered)
+            loop = time.perf_counter() - start
+            rows.append((f"relative_to_absolute, {shape} (vs Python loop)", t["skew"], loop))
+    return rows
 
 
 def bench_sinusoid(repeats: int) -> list[tuple[str, float, float]]:
     t = interleaved({"ours": lambda: vx.sinusoid_encoding(4096, 768)}, repeats)
     start = time.perf_counter()
-    reference = sinusoid_by_loop(4096, 768)
+    reference = sinusoid_encoding_loop(4096, 768)
     loop = time.perf_counter() - start
-    assert torch.allclose(vx.sinusoid_encoding(4096, 768), reference, atol=1e-5)
+    assert torch.allclose(vx.sinusoid_encoding(4096, 768).double(), reference, atol=1e-5)
     return [("sinusoid_encoding(4096, 768) (vs Python loop)", t["ours"], loop)]
 
 

@@ -8,20 +8,20 @@ from vitexplain import (
 )
 
 
-def test_relative_distances_table_and_index():
+def test_relative_distances_strip_and_index():
     from vitexplain import relative_index, show_relative_distances
 
     fig = show_relative_distances(relative_index(4))
     ax_table, ax_index = fig.axes
-    table = [t.get_text() for t in ax_table.texts]  # row by row: index, offset, key
-    assert table[0::3] == [str(m) for m in range(7)]
-    assert table[1::3] == ["-3", "-2", "-1", "+0", "+1", "+2", "+3"]
-    assert table[2::3] == ["i-3", "i-2", "i-1", "i", "i+1", "i+2", "i+3"]
+    assert [t.get_text() for t in ax_table.texts] == ["-3", "-2", "-1", "+0", "+1", "+2", "+3"]
+    assert [t.get_text() for t in ax_table.get_xticklabels()] == [str(m) for m in range(7)]
+    np.testing.assert_array_equal(ax_table.images[0].get_array(), [np.arange(7) - 3])
     cells = [t.get_text() for t in ax_index.texts]
-    assert cells[:4] == ["3\n(+0)", "4\n(+1)", "5\n(+2)", "6\n(+3)"]  # query 0
-    assert cells[12] == "0\n(-3)"  # query 3, key 0
+    assert cells[:4] == ["m = 3\n(+0)", "m = 4\n(+1)", "m = 5\n(+2)", "m = 6\n(+3)"]  # query 0
+    assert cells[12] == "m = 0\n(-3)"  # query 3, key 0
     np.testing.assert_array_equal(ax_index.images[0].get_array(), relative_index(4).numpy() - 3)
-    assert ax_index.images[0].get_clim() == (-3, 3)
+    assert ax_index.images[0].get_clim() == ax_table.images[0].get_clim() == (-3, 3)
+    assert (ax_index.get_xlabel(), ax_index.get_ylabel()) == ("key j", "query i")
     with pytest.raises(ValueError, match=r"\(3, 4\)"):
         show_relative_distances(np.zeros((3, 4), dtype=int))
 
@@ -42,6 +42,8 @@ def test_skew_steps_figure_follows_every_cell():
     assert texts[3].count("0") == 3 + 2  # one zero per row, then L - 1 = 2 more
     assert texts[4][:6] == ["0,-2", "0,-1", "0,+0", "0,+1", "0,+2", "0"]  # row 1 starts with a pad
     assert len(fig.axes[4].patches) == 1  # the dashed box of the slice
+    for n in (0, 1, 4, 5):  # the 2D panels have both axes labelled
+        assert fig.axes[n].get_xlabel() and fig.axes[n].get_ylabel()
     with pytest.raises(ValueError, match="6 steps"):
         show_skew_steps(skew_steps(codes)[:3])
     with pytest.raises(ValueError, match="leading dims"):
@@ -57,7 +59,12 @@ def test_grid_offsets_figure():
     assert ax_image.get_title() == "patch 12 (index 11) is the query"
     assert [t.get_text() for t in ax_rows.texts][::5] == ["-2\nr_h[0]", "-1\nr_h[1]", "+0\nr_h[2]"]
     assert [t.get_text() for t in ax_cols.texts][:5] == [
-        "-1\nr_w[3]", "+0\nr_w[4]", "+1\nr_w[5]", "+2\nr_w[6]", "+3\nr_w[7]"]  # fmt: skip
+        "-1\nr_w[3]",
+        "+0\nr_w[4]",
+        "+1\nr_w[5]",
+        "+2\nr_w[6]",
+        "+3\nr_w[7]",
+    ]
     for ax in (ax_rows, ax_cols):
         (outline,) = ax.patches
         assert (outline.get_x(), outline.get_y()) == (0.5, 1.5)  # row 2, column 1
@@ -79,3 +86,12 @@ def test_logit_matrices_share_a_symmetric_scale():
     assert [t.get_text() for t in fig.axes[1].texts] == ["0.50"] * 9
     with pytest.raises(ValueError, match="2 titles for 1 matrices"):
         show_logit_matrices([left], ["a", "b"])
+    fig = show_logit_matrices(
+        [left, right], ["a", "b"], colorbar_label="weight", outlines=[None, (1, 1, 2)]
+    )
+    assert fig.axes[2].get_ylabel() == "weight"
+    (box,) = fig.axes[1].patches
+    assert (box.get_x(), box.get_y(), box.get_width(), box.get_height()) == (0.5, 0.5, 2, 2)
+    assert not fig.axes[0].patches
+    with pytest.raises(ValueError, match="one outline"):
+        show_logit_matrices([left, right], ["a", "b"], outlines=[None])

@@ -1,11 +1,13 @@
 import pytest
 import torch
+import torch.nn.functional as F
+from reference import relative_logits_2d_loop, relative_to_absolute_loop
 
 from vitexplain import (
     AbsPosEmb1D,
     RelPosEmb1D,
     RelPosEmb2D,
-    articles_rel_pos_2d,
+    attention_with_position,
     grid_offsets,
     relative_index,
     relative_to_absolute,
@@ -21,24 +23,69 @@ def test_relative_index_is_the_offset_shifted():
     assert index.dtype == torch.long and index.min() == 0 and index.max() == 6
 
 
-@pytest.mark.parametrize("shape", [(1, 1), (4, 7), (3, 5, 9), (2, 3, 6, 11)])
-def test_skew_equals_loop_and_gather(shape):
+def _gather(x):
+    length = x.shape[-2]
+    return x.gather(-1, relative_index(length).expand(*x.shape[:-1], length))
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (4, 7), (3, 5, 9), (2, 3, 6, 11), (2, 1, 3, 8, 15)])
+def test_skew_equals_loop_gather_and_steps(shape):
     x = torch.randn(shape)
-    length = shape[-2]
     out = relative_to_absolute(x)
-    expected = torch.empty(*shape[:-1], length)
-    for i in range(length):
-        for j in range(length):
-            expected[..., i, j] = x[..., i, j - i + length - 1]
-    assert torch.equal(out, expected)
-    gathered = x.gather(-1, relative_index(length).expand(*shape[:-1], length))
-    assert torch.equal(out, gathered)
+    assert out.shape == (*shape[:-1], shape[-2])
+    assert torch.equal(out, relative_to_absolute_loop(x))
+    assert torch.equal(out, _gather(x))
+    assert torch.equal(out, skew_steps(x)[-1][1])
+
+
+def test_skew_of_a_contiguous_input_is_a_view():
+    x = torch.randn(2, 3, 5, 9)
+    out = relative_to_absolute(x)
+    assert out.data_ptr() == x.data_ptr() + 4 * x.element_size()  # starts at offset L - 1
+    assert out.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+    assert out.stride() == (135, 45, 8, 1)  # rows 2L - 2 = 8 apart instead of 9
+    x[0, 0, 1, 3] = 100.0  # query 1, offset -1: key 0
+    assert out[0, 0, 1, 0] == 100.0
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: torch.randn(3, 9, 5).transpose(-2, -1),  # (3, 5, 9), column-major
+        lambda: torch.randn(4, 2, 5, 9).transpose(0, 1),  # permuted leading dims
+        lambda: torch.randn(2, 6, 18)[:, 1:, ::2],  # (2, 5, 9), strided slice
+        lambda: torch.randn(1, 2, 4, 7)[..., 1:, :5].expand(3, 2, 3, 5),  # stride 0
+        lambda: torch.randn(10, 20)[3:7, 5:12],  # (4, 7) with a storage offset
+    ],
+)
+def test_skew_of_non_contiguous_input(make):
+    x = make()
+    assert not x.is_contiguous() or x.storage_offset() > 0
+    out = relative_to_absolute(x)
+    assert torch.equal(out, relative_to_absolute_loop(x))
+    assert torch.equal(out, _gather(x))
+    assert torch.equal(out, skew_steps(x)[-1][1])
+
+
+def test_skew_passes_gradients_like_the_gather():
+    x = torch.randn(2, 6, 11, requires_grad=True)
+    weights = torch.randn(2, 6, 6)
+    (grad_skew,) = torch.autograd.grad((relative_to_absolute(x) * weights).sum(), x)
+    (grad_gather,) = torch.autograd.grad((_gather(x) * weights).sum(), x)
+    assert torch.equal(grad_skew, grad_gather)
 
 
 @pytest.mark.parametrize("shape", [(4, 4), (4, 8), (3, 2, 6)])
 def test_skew_rejects_wrong_last_axis(shape):
-    with pytest.raises(ValueError, match=f"got {shape[-1]}"):
+    message = (
+        f"L = {shape[-2]} queries .* need 2L - 1 = {2 * shape[-2] - 1} offsets.* got {shape[-1]}"
+    )
+    with pytest.raises(ValueError, match=message):
         relative_to_absolute(torch.zeros(shape))
+    with pytest.raises(ValueError, match=message):
+        skew_steps(torch.zeros(shape))
+    with pytest.raises(TypeError, match="x must be a torch.Tensor"):
+        relative_to_absolute([[1.0]])
 
 
 def test_absolute_embedding_logits():
@@ -78,15 +125,8 @@ def test_rel_pos_emb_2d_matches_definition(grid, heads):
     assert emb.emb_h.rel_pos_emb.shape[-2] == 2 * rows - 1
     assert emb.emb_w.rel_pos_emb.shape[-2] == 2 * cols - 1
     q = torch.randn(2, 2, rows * cols, d)
-    logits = emb(q)
-    for h in range(2):
-        r_h = emb.emb_h.rel_pos_emb if heads is None else emb.emb_h.rel_pos_emb[h]
-        r_w = emb.emb_w.rel_pos_emb if heads is None else emb.emb_w.rel_pos_emb[h]
-        for a in range(rows * cols):
-            for b in range(rows * cols):
-                (ra, ca), (rb, cb) = divmod(a, cols), divmod(b, cols)
-                expected = q[:, h, a] @ (r_h[rb - ra + rows - 1] + r_w[cb - ca + cols - 1])
-                assert torch.allclose(logits[:, h, a, b], expected, atol=1e-6)
+    expected = relative_logits_2d_loop(q, grid, emb.emb_h.rel_pos_emb, emb.emb_w.rel_pos_emb)
+    assert torch.allclose(emb(q), expected, atol=1e-6)
 
 
 def test_relative_logits_are_translation_equivariant():
@@ -95,6 +135,35 @@ def test_relative_logits_are_translation_equivariant():
     logits = emb(q)
     for t in range(1, 4):
         assert torch.allclose(logits[: 8 - t, : 8 - t], logits[t:, t:])
+
+
+@pytest.mark.parametrize("shift", [1, 2, 5])
+def test_shifted_content_keeps_relative_logits_on_the_overlap(shift):
+    length, d = 8, 4
+    rel, ab = RelPosEmb1D(length, d), AbsPosEmb1D(length, d)
+    q = torch.randn(length, d)
+    moved = torch.cat([torch.randn(shift, d), q[: length - shift]])  # content moved right
+    keep = length - shift
+    assert torch.allclose(rel(moved)[shift:, shift:], rel(q)[:keep, :keep], atol=1e-6)
+    assert not torch.allclose(ab(moved)[shift:, shift:], ab(q)[:keep, :keep], atol=1e-3)
+
+
+def test_attention_with_position_matches_sdpa():
+    q, k, v = torch.randn(3, 2, 4, 5, 8).unbind(0)  # (B, h, N, d) each
+    bias = RelPosEmb1D(5, 8, heads=4)(q)  # (2, 4, 5, 5)
+    out, weights = attention_with_position(q, k, v, bias)
+    scale = 8**-0.5
+    expected = F.scaled_dot_product_attention(q, k, v, attn_mask=bias * scale)
+    assert torch.allclose(out, expected, atol=1e-5)
+    assert torch.allclose(weights.sum(-1), torch.ones(2, 4, 5))
+    manual = ((q @ k.transpose(-2, -1) + bias) * 0.5).softmax(-1)
+    assert torch.allclose(attention_with_position(q, k, v, bias, scale=0.5)[1], manual)
+    with pytest.raises(ValueError, match=r"position_logits must end with \(N, N\) = \(5, 5\)"):
+        attention_with_position(q, k, v, bias[..., :4])
+    with pytest.raises(ValueError, match="q and k must share d"):
+        attention_with_position(q, k[..., :7], v, bias)
+    with pytest.raises(TypeError, match="v must be a torch.Tensor"):
+        attention_with_position(q, k, None, bias)
 
 
 def test_relative_modules_reject_bad_input():
@@ -160,48 +229,3 @@ def test_grid_offsets_match_the_grid(grid, index):
         assert col_offsets[row_b, col_b] == col_b - col_a
     with pytest.raises(ValueError, match=str(rows * cols)):
         grid_offsets(grid, rows * cols)
-
-
-def _articles_by_loop(q, n, table_h, table_w):
-    """The erratum as a formula: the column term reads the row table, the row term reads the
-    transposed token's query at a column offset."""
-    out = torch.empty(*q.shape[:2], n * n, n * n)
-    for a in range(n * n):
-        for b in range(n * n):
-            (row_a, col_a), (_, col_b) = divmod(a, n), divmod(b, n)
-            transposed = col_a * n + row_a
-            out[:, :, a, b] = (q[:, :, a] @ table_h[col_b - col_a + n - 1]
-                               + q[:, :, transposed] @ table_w[col_b - col_a + n - 1])  # fmt: skip
-    return out
-
-
-@pytest.mark.parametrize("n", [2, 3, 4])
-def test_articles_version_mixes_tokens_on_square_grids(n):
-    emb = RelPosEmb2D(n, 4)
-    table_h, table_w = emb.emb_h.rel_pos_emb.detach(), emb.emb_w.rel_pos_emb.detach()
-    q = torch.randn(2, 3, n * n, 4)
-    theirs = articles_rel_pos_2d(q, n, table_h, table_w)
-    assert theirs.shape == (2, 3, n * n, n * n)
-    assert torch.allclose(theirs, _articles_by_loop(q, n, table_h, table_w), atol=1e-5)
-    assert not torch.allclose(theirs, emb(q).detach(), atol=1e-3)  # not the definition
-    # the key's row never enters: keys in the same column get the same logit
-    by_column = theirs.reshape(2, 3, n * n, n, n)  # (..., key row, key column)
-    assert torch.equal(by_column, by_column[..., :1, :].expand_as(by_column))
-
-
-@pytest.mark.parametrize("grid", [(3, 5), (5, 3), (2, 4)])
-def test_articles_version_fails_on_non_square_grids(grid):
-    rows, cols = grid
-    emb = RelPosEmb2D(grid, 4)
-    q = torch.randn(1, 1, rows * cols, 4)
-    with pytest.raises(ValueError, match=f"2L - 1 = {2 * cols - 1} offsets for L = {cols}"):
-        articles_rel_pos_2d(q, grid, emb.emb_h.rel_pos_emb, emb.emb_w.rel_pos_emb)
-    assert emb(q).shape == (1, 1, rows * cols, rows * cols)  # the fixed module runs
-
-
-def test_articles_version_checks_its_input():
-    table = torch.zeros(5, 4)
-    with pytest.raises(ValueError, match="16 tokens"):
-        articles_rel_pos_2d(torch.zeros(1, 1, 16, 4), 3, table, table)
-    with pytest.raises(ValueError, match=r"table_w must have shape \(5, 4\), got \(7, 4\)"):
-        articles_rel_pos_2d(torch.zeros(1, 1, 9, 4), 3, table, torch.zeros(7, 4))

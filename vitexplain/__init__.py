@@ -13,6 +13,7 @@ from types import ModuleType
 
 from . import attention as _attention
 from . import data as _data
+from . import errata as _errata
 from . import inspection as _inspection
 from . import learned_position as _learned_position
 from . import patches as _patches
@@ -32,6 +33,7 @@ _EAGER: tuple[ModuleType, ...] = (
     _attention,
     _position,
     _relative_position,
+    _errata,
     _vit,
     _t2t,
     _training,

@@ -4,9 +4,11 @@ An absolute embedding gives each position p a vector; a relative one gives each 
 vector r, and the logit between query i and key j gains q_i . r_{j - i} (Shaw et al., 2018). With L
 tokens there are 2L - 1 offsets, -(L - 1) .. L - 1, stored at indices 0 .. 2L - 2.
 
-Computing q_i . r_m for every i and every m gives an (L, 2L - 1) array indexed by offset; the
-"skew" of Huang et al. (2018) turns it into the (L, L) array indexed by key position with one pad,
-one reshape and one slice, without building an index.
+q_i . r_m for every i and m is an (L, 2L - 1) array indexed by offset; the "skew" turns it into
+the (L, L) array indexed by key, with no index tensor. Huang et al. (2018) made it for causal
+attention (L offsets, a left pad, a reshape to (L + 1, L)); :func:`skew_steps` is the variant of
+Bello et al. (2019) for all 2L - 1 offsets; :func:`relative_to_absolute` reads the same numbers
+as one strided view.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from ._checks import check_int, check_size2, check_tensor
 
 __all__ = [
     "AbsPosEmb1D",
-    "articles_rel_pos_2d",
+    "attention_with_position",
     "grid_offsets",
     "relative_index",
     "relative_to_absolute",
@@ -44,8 +46,21 @@ def relative_index(length: int) -> torch.Tensor:
     return pos[None, :] - pos[:, None] + length - 1  # (L, L)
 
 
+def _check_offsets(x: object) -> torch.Tensor:
+    """``x`` as a tensor of shape (..., L, 2L - 1), else a ValueError naming its shape."""
+    x = check_tensor("x", x, min_ndim=2)
+    length, num_offsets = x.shape[-2:]
+    if num_offsets != 2 * length - 1:
+        raise ValueError(
+            f"x must have shape (..., L, 2L - 1): its L = {length} queries (axis -2) need "
+            f"2L - 1 = {2 * length - 1} offsets on the last axis, got {num_offsets} "
+            f"(shape {tuple(x.shape)})"
+        )
+    return x
+
+
 def skew_steps(x: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
-    """The skew of :func:`relative_to_absolute`, returning every intermediate array.
+    """The skew of Bello et al. (2019), returning every intermediate array.
 
     The steps, for logits of L queries over 2L - 1 offsets (leading dims pass through):
 
@@ -57,23 +72,18 @@ def skew_steps(x: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
        in the padded rows, i.e. row i is shifted left by i;
     6. ``"slice (L, L)"``: rows :L, columns L-1: -- ``out[..., i, j] = x[..., i, j - i + L - 1]``.
 
-    Steps 3 to 6 are views where torch allows (no copy); the pads copy.
+    Steps 3 to 6 are views where torch allows (no copy); the pads copy. The result equals
+    :func:`relative_to_absolute`, which reads the same numbers as one strided view of ``x``.
 
     Args:
         x: shape (..., L, 2L - 1), any leading dims; any dtype ``F.pad`` accepts (integer codes
             work, which is how notebook 04 labels the cells).
 
     Returns:
-        Six ``(name, tensor)`` pairs in the order above; the last tensor has shape (..., L, L) and
-        is exactly ``relative_to_absolute(x)``.
+        Six ``(name, tensor)`` pairs in the order above; the last tensor has shape (..., L, L).
     """
-    x = check_tensor("x", x, min_ndim=2)
-    *lead, length, num_offsets = x.shape
-    if num_offsets != 2 * length - 1:
-        raise ValueError(
-            f"the last axis must hold 2L - 1 = {2 * length - 1} offsets for L = {length} "
-            f"rows, got {num_offsets} (shape {tuple(x.shape)})"
-        )
+    x = _check_offsets(x)
+    *lead, length, _ = x.shape
     padded = F.pad(x, (0, 1))  # (..., L, 2L)      a zero column
     flat = padded.flatten(-2)  # (..., 2L * L)
     flat_padded = F.pad(flat, (0, length - 1))  # (..., (L + 1) * (2L - 1))
@@ -90,28 +100,66 @@ def skew_steps(x: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
 
 
 def relative_to_absolute(x: torch.Tensor) -> torch.Tensor:
-    """Turn logits indexed by offset into logits indexed by key: the skew.
+    """Turn logits indexed by offset into logits indexed by key: the skew, as a strided view.
 
-    ``out[..., i, j] = x[..., i, j - i + L - 1]``. Worked example for L = 2, rows of x indexed by
-    offset -1, 0, +1::
+    ``out[..., i, j] = x[..., i, j - i + L - 1]``. In a contiguous (L, 2L - 1) array, element
+    [i, m] sits at i (2L - 1) + m, so element [i, j - i + L - 1] sits at
 
-        x            pad a column     flatten, pad L-1     view (L+1, 2L-1)   keep [:L, L-1:]
-        a b c        a b c 0          a b c 0 d e f 0 0    a b c              b c
-        d e f        d e f 0                               0 d e              d e
-                                                           f 0 0
+        i (2L - 1) + j - i + L - 1 = i (2L - 2) + j + (L - 1):
 
-    Row i of the padded array is 2L long; read in rows of 2L - 1, each row starts one element
-    later than the last, which shifts row i left by i: query 0 sees offsets 0, +1 (b, c) and
-    query 1 offsets -1, 0 (d, e). :func:`skew_steps` returns every intermediate array; this
-    function is its last step.
+    the result is ``x`` read from offset L - 1 with row stride 2L - 2 (not 2L - 1) and column
+    stride 1. Nothing is copied when ``x`` is contiguous; other inputs are made contiguous first.
 
     Args:
         x: shape (..., L, 2L - 1), any leading dims.
 
     Returns:
-        Tensor of shape (..., L, L).
+        Tensor of shape (..., L, L): a view of ``x`` (or of its contiguous copy), so writing into
+        ``x`` afterwards changes it; call ``.contiguous()`` on it for a separate array.
     """
-    return skew_steps(x)[-1][1]  # (..., L, L)
+    x = _check_offsets(x).contiguous()  # no copy when already contiguous
+    *lead, length, _ = x.shape
+    size = (*lead, length, length)
+    stride = (*x.stride()[:-2], 2 * length - 2, 1)
+    return x.as_strided(size, stride, x.storage_offset() + length - 1)  # (..., L, L)
+
+
+def attention_with_position(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    position_logits: torch.Tensor,
+    scale: float | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Softmax attention with a position term in the logits, as Shaw et al. (2018) write it.
+
+    ``weights = softmax((q k^T + position_logits) * scale)`` over the keys, ``out = weights v``;
+    ``position_logits`` is what :class:`AbsPosEmb1D`, :class:`RelPosEmb1D` or
+    :class:`RelPosEmb2D` return.
+
+    Args:
+        q: queries, shape (..., N, d).
+        k: keys, shape (..., N, d).
+        v: values, shape (..., N, d_v).
+        position_logits: shape (..., N, N), broadcast against q k^T.
+        scale: factor of the logits; d^-1/2 when None.
+
+    Returns:
+        ``(out, weights)`` of shapes (..., N, d_v) and (..., N, N).
+    """
+    named = {"q": q, "k": k, "v": v, "position_logits": position_logits}
+    q, k, v, position_logits = (check_tensor(name, t, min_ndim=2) for name, t in named.items())
+    shapes = ", ".join(f"{name} {tuple(t.shape)}" for name, t in named.items())
+    if q.shape[-1] != k.shape[-1] or v.shape[-2] != k.shape[-2]:
+        raise ValueError(f"q and k must share d, k and v the number of keys; got {shapes}")
+    if position_logits.shape[-2:] != (q.shape[-2], k.shape[-2]):
+        raise ValueError(
+            f"position_logits must end with (N, N) = {(q.shape[-2], k.shape[-2])}; got {shapes}"
+        )
+    scale = q.shape[-1] ** -0.5 if scale is None else scale
+    logits = (q @ k.transpose(-2, -1) + position_logits) * scale  # (..., N, N)
+    weights = logits.softmax(dim=-1)  # (..., N, N)
+    return weights @ v, weights  # (..., N, d_v), (..., N, N)
 
 
 def _check_query(q: object, length: int, dim_head: int, heads: int | None) -> torch.Tensor:
@@ -262,62 +310,3 @@ def grid_offsets(grid_size: int | tuple[int, int], index: int) -> tuple[torch.Te
     row_offsets = (torch.arange(rows) - row_a)[:, None].expand(rows, cols)  # (H, W)
     col_offsets = (torch.arange(cols) - col_a)[None, :].expand(rows, cols)  # (H, W)
     return row_offsets.clone(), col_offsets.clone()
-
-
-def _articles_expand(term: torch.Tensor, size: int) -> torch.Tensor:
-    # (B, h, X, Y, Y') read as (B, h', size, Y, Y') with a new key axis of `size`
-    # -> (B, h', size * Y, size * Y')
-    b, y, y2 = term.shape[0], term.shape[-2], term.shape[-1]
-    term = term.reshape(b, -1, size, y, 1, y2).expand(-1, -1, -1, -1, size, -1)
-    return term.reshape(b, term.shape[1], size * y, size * y2)
-
-
-def articles_rel_pos_2d(
-    q: torch.Tensor, grid_size: int | tuple[int, int], table_h: torch.Tensor, table_w: torch.Tensor
-) -> torch.Tensor:
-    """The 2D relative logits as the original articles computed them -- deliberately WRONG.
-
-    Kept only so that notebook 04 can show the errata next to the fix (:class:`RelPosEmb2D`).
-    Rebuilt from the description of the errata, with the same tables as the correct module:
-
-    * the two tables are swapped: the row table ``table_h`` (2H - 1 offsets) is laid along the
-      rows of the grid, where tokens differ by a *column* offset, and the column table along the
-      columns. On a grid with H != W the skew then meets 2H - 1 offsets for W tokens and raises.
-    * the same "expand" (built for the column term, with H) is reused for the row term, whose
-      axes are (column, row, key row): the row term at (a, b) becomes
-      ``q[(col_a, row_a)] . table_w[col_b - col_a + H - 1]`` -- the query of the transposed
-      token, read at a *column* offset; the key's row never enters.
-
-    On a square grid it runs and returns
-    ``q_a . table_h[col_b - col_a + H - 1] + q[(col_a, row_a)] . table_w[col_b - col_a + H - 1]``,
-    not the definition ``q_a . (table_h[row_b - row_a + H - 1] + table_w[col_b - col_a + W - 1])``.
-
-    Args:
-        q: queries, shape (B, h, H * W, d), tokens in row-major order.
-        grid_size: (H, W) of the token grid, or one int for a square grid.
-        table_h: row-offset table, shape (2H - 1, d) (e.g. ``RelPosEmb2D.emb_h.rel_pos_emb``).
-        table_w: column-offset table, shape (2W - 1, d).
-
-    Returns:
-        Logits of shape (B, h, H * W, H * W) on a square grid; raises ``ValueError`` (from the
-        skew: wrong number of offsets) when H != W.
-    """
-    q = check_tensor("q", q, ndim=4)
-    rows, cols = check_size2("grid_size", grid_size)
-    d = q.shape[-1]
-    if q.shape[2] != rows * cols:
-        raise ValueError(
-            f"q holds {q.shape[2]} tokens, not the {rows * cols} of a {rows} x {cols} grid"
-        )
-    for name, table, size in (("table_h", table_h, rows), ("table_w", table_w, cols)):
-        table = check_tensor(name, table, ndim=2)
-        if table.shape != (2 * size - 1, d):
-            raise ValueError(
-                f"{name} must have shape ({2 * size - 1}, {d}), got {tuple(table.shape)}"
-            )
-    grid = rearrange(q, "b h (x y) d -> b h x y d", x=rows)  # (B, h, H, W, d)
-    # erratum 1: the row table along each row (W tokens), the column table along each column
-    col_term = relative_to_absolute(grid @ table_h.T)  # (B, h, H, W, W); raises if H != W
-    row_term = relative_to_absolute(grid.transpose(2, 3) @ table_w.T)  # (B, h, W, H, H)
-    # erratum 2: one expand, with the height, for both terms
-    return _articles_expand(col_term, rows) + _articles_expand(row_term, rows)  # (B, h, N, N)

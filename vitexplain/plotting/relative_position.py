@@ -27,26 +27,35 @@ def _rel_cell_grid(ax: Axes, shape: tuple[int, int]) -> None:
     ax.hlines(np.arange(1, rows) - 0.5, -0.5, cols - 0.5, color="white", lw=1.5)
 
 
-def _rel_outline_cell(ax: Axes, row: int, col: int, colour: str = "orange") -> None:
+def _rel_box(ax: Axes, row: int, col: int, size: tuple[int, int], **style) -> None:
+    """Outline the block of cells [row : row + rows, col : col + cols], ``size = (rows, cols)``;
+    a dashed black box unless ``style`` says otherwise (Rectangle keywords)."""
     from matplotlib.patches import Rectangle
 
-    ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, edgecolor=colour, lw=3))
+    style = dict(fill=False, edgecolor="black", lw=2.5, ls="--", clip_on=False) | style
+    ax.add_patch(Rectangle((col - 0.5, row - 0.5), size[1], size[0], **style))
 
 
-def show_relative_distances(index, figsize: tuple[float, float] = (7, 3.4)) -> Figure:
+def _rel_label(ax: Axes, row: int, col: int, text: str, offset: float, span: float, **kw) -> None:
+    """Write ``text`` in a cell coloured by ``offset`` on the diverging map, limits +-span."""
+    colour = text_colour(offset, -span, span, EMBEDDING_CMAP)
+    ax.text(col, row, text, ha="center", va="center", color=colour, **kw)
+
+
+def show_relative_distances(index, figsize: tuple[float, float] = (5.2, 5.6)) -> Figure:
     """The 2L - 1 offsets of a sequence of L tokens, and the (L, L) index into their table.
 
-    Left: a table with one row per entry of the relative table -- index m, offset
-    j - i = m - (L - 1) and the key it points to from query i. Right: ``relative_index(L)``, each
-    cell (i, j) showing the index and the offset it stands for. Both coloured by offset (diverging
-    map, limits +-(L - 1)).
+    Top: the relative table as one strip, a cell per row m of the table, showing the offset
+    j - i = m - (L - 1) it stores (the row number m on the axis below). Bottom:
+    ``relative_index(L)``, each cell (i, j) showing the table row it reads and, in brackets, the
+    offset. Both coloured by offset (diverging map, limits +-(L - 1)), so a colour is an offset.
 
     Args:
         index: LongTensor or int array of shape (L, L), ``[i, j] = j - i + L - 1``.
         figsize: figure size.
 
     Returns:
-        The figure (two axes).
+        The figure (two axes: the strip, then the index).
     """
     index = _as_array(index)
     if index.ndim != 2 or index.shape[0] != index.shape[1]:
@@ -54,33 +63,29 @@ def show_relative_distances(index, figsize: tuple[float, float] = (7, 3.4)) -> F
     length = index.shape[0]
     span = max(length - 1, 1)
     fig = Figure(figsize=figsize)  # fixed margins: a layout engine doubles the drawing time
-    ax_table, ax_index = fig.subplots(1, 2, width_ratios=[1.0, 1.3], gridspec_kw=dict(
-        left=0.02, right=0.97, top=0.86, bottom=0.13, wspace=0.25))  # fmt: skip
+    margins = dict(left=0.14, right=0.96, top=0.9, bottom=0.1, hspace=0.55)
+    ax_table, ax_index = fig.subplots(2, 1, height_ratios=[1.0, length], gridspec_kw=margins)
     offsets = np.arange(2 * length - 1) - (length - 1)  # (2L-1,)
-    table = np.repeat(offsets[:, None], 3, axis=1)  # (2L-1, 3) coloured by offset
-    ax_table.imshow(table, cmap=EMBEDDING_CMAP, vmin=-span, vmax=span, aspect="auto")
+    ax_table.imshow(offsets[None, :], cmap=EMBEDDING_CMAP, vmin=-span, vmax=span, aspect="equal")
     for m, offset in enumerate(offsets):
-        colour = text_colour(offset, -span, span, EMBEDDING_CMAP)
-        key = "i" if offset == 0 else f"i{offset:+d}"
-        for col, text in enumerate((str(m), f"{offset:+d}", key)):
-            ax_table.text(col, m, text, ha="center", va="center", fontsize=10, color=colour)
-    ax_table.set_xticks(range(3), ["index m", "offset j-i", "key j"])
-    ax_table.xaxis.tick_top()
+        _rel_label(ax_table, 0, m, f"{offset:+d}", offset, span, fontsize=11)
+    ax_table.set_xticks(range(2 * length - 1))
     ax_table.set_yticks([])
-    ax_table.set_title(f"table of the {2 * length - 1} offsets (L = {length})")
-    _rel_cell_grid(ax_table, table.shape)
+    ax_table.set_xlabel("table row m = offset + L - 1", fontsize=10)
+    ax_table.set_title(
+        f"relative table: {2 * length - 1} rows, one per offset j - i (L = {length})", fontsize=11
+    )
+    _rel_cell_grid(ax_table, (1, 2 * length - 1))
 
     distance = index - (length - 1)  # (L, L)
     ax_index.imshow(distance, cmap=EMBEDDING_CMAP, vmin=-span, vmax=span)
     for (i, j), value in np.ndenumerate(index):
-        colour = text_colour(distance[i, j], -span, span, EMBEDDING_CMAP)
-        ax_index.text(j, i, f"{value}\n({distance[i, j]:+d})", ha="center", va="center",
-                      fontsize=9, color=colour)  # fmt: skip
+        _rel_label(ax_index, i, j, f"m = {value}\n({distance[i, j]:+d})", distance[i, j], span)
     ax_index.set_xticks(range(length))
     ax_index.set_yticks(range(length))
     ax_index.set_xlabel("key j")
     ax_index.set_ylabel("query i")
-    ax_index.set_title(f"relative_index({length}): index (offset)")
+    ax_index.set_title(f"relative_index({length}): table row m (offset j - i)")
     _rel_cell_grid(ax_index, index.shape)
     return fig
 
@@ -98,18 +103,25 @@ def _rel_draw_codes(ax: Axes, codes: np.ndarray, labels: Sequence[str], row_leng
         source_row = (value - 1) // row_length
         rgb[r, c] = (0.88, 0.88, 0.88) if value == 0 else palette(source_row % 9)[:3]
         text = "0" if value == 0 else labels[value - 1]
-        ax.text(c, r, text, ha="center", va="center", fontsize=8,
-                color="0.45" if value == 0 else "black")  # fmt: skip
+        ax.text(
+            c,
+            r,
+            text,
+            ha="center",
+            va="center",
+            fontsize=8,
+            color="0.45" if value == 0 else "black",
+        )
     ax.imshow(rgb, aspect="equal")
     _rel_cell_grid(ax, grid.shape)
     ax.set_yticks(range(grid.shape[0]) if grid.shape[0] > 1 else [])
-    ax.tick_params(labelsize=7)
+    ax.tick_params(labelsize=9)
 
 
 def show_skew_steps(
     steps: Sequence[tuple[str, torch.Tensor]],
     labels: Sequence[str] | None = None,
-    figsize: tuple[float, float] = (9, 6),
+    figsize: tuple[float, float] = (9, 7),
 ) -> Figure:
     """Every step of the skew on a labelled (L, 2L - 1) example, in one figure.
 
@@ -146,9 +158,8 @@ def show_skew_steps(
     # fixed margins instead of a layout engine: this figure is drawn often and the engine
     # doubled its drawing time
     fig = Figure(figsize=figsize)
-    grid = fig.add_gridspec(4, 2, height_ratios=[length, 1.4, 1.4, length + 1], left=0.03,
-                            right=0.99, top=0.95, bottom=0.08, hspace=0.55,
-                            wspace=0.15)  # fmt: skip
+    margins = dict(left=0.03, right=0.99, top=0.95, bottom=0.08, hspace=0.75, wspace=0.15)
+    grid = fig.add_gridspec(4, 2, height_ratios=[length, 1.4, 1.4, length + 1], **margins)
     cells = (grid[0, 0], grid[0, 1], grid[1, :], grid[2, :], grid[3, 0], grid[3, 1])
     axes = [fig.add_subplot(cell) for cell in cells]
     for n, (ax, (name, _), array) in enumerate(zip(axes, steps, arrays, strict=True)):
@@ -160,21 +171,19 @@ def show_skew_steps(
         ax.set_xticks(np.arange(0, size + 1, every) - 0.5, np.arange(0, size + 1, every))
         for edge in np.arange(every, size, every):
             ax.axvline(edge - 0.5, color="black", lw=2.5)
-    for ax, array in ((axes[0], arrays[0]), (axes[1], arrays[1]), (axes[4], arrays[4])):
+        ax.set_xlabel("position in the flat vector", fontsize=9)
+    axis_labels = (
+        (axes[0], arrays[0], "column m (offset m - (L-1))", "query i"),
+        (axes[1], arrays[1], "column", "query i"),
+        (axes[4], arrays[4], "column", "row"),
+        (axes[5], arrays[5], "key j", "query i"),
+    )
+    for ax, array, xlabel, ylabel in axis_labels:
         ax.set_xticks(range(array.shape[1]))
-    axes[5].set_xticks(range(length))
-    axes[5].set_xlabel("key j")
-    axes[5].set_ylabel("query i")
-    axes[4].add_patch(_rel_slice_box(length))
+        ax.set_xlabel(xlabel, fontsize=9)
+        ax.set_ylabel(ylabel, fontsize=9)
+    _rel_box(axes[4], 0, length - 1, (length, length))  # the slice keeps rows :L, columns L-1:
     return fig
-
-
-def _rel_slice_box(length: int):
-    from matplotlib.patches import Rectangle
-
-    # the kept block of the (L+1, 2L-1) view: rows :L, columns L-1:
-    return Rectangle((length - 1.5, -0.5), length, length, fill=False, edgecolor="black",
-                     lw=2.5, ls="--", clip_on=False)  # fmt: skip
 
 
 def show_grid_offsets(
@@ -208,24 +217,28 @@ def show_grid_offsets(
         last = grid_shape[0] * grid_shape[1] - 1
         raise ValueError(f"highlight must be a patch index 0 .. {last}, got {highlight}")
     fig = Figure(figsize=figsize)  # fixed margins: a layout engine doubles the drawing time
-    ax_image, ax_rows, ax_cols = fig.subplots(3, 1, gridspec_kw=dict(
-        left=0.14, right=0.97, top=0.945, bottom=0.07, hspace=0.5))  # fmt: skip
-    show_patch_grid(image, patch_size, ax=ax_image, highlight=highlight,
-                    title=f"patch {highlight + 1} (index {highlight}) is the query")  # fmt: skip
+    ax_image, ax_rows, ax_cols = fig.subplots(
+        3, 1, gridspec_kw=dict(left=0.14, right=0.97, top=0.945, bottom=0.07, hspace=0.5)
+    )
+    title = f"patch {highlight + 1} (index {highlight}) is the query"
+    show_patch_grid(image, patch_size, ax=ax_image, highlight=highlight, title=title)
     span = max(grid_shape) - 1
+    diverging = dict(cmap=EMBEDDING_CMAP, vmin=-span, vmax=span, aspect="equal")
     r, c = divmod(highlight, grid_shape[1])
-    panels = ((ax_rows, row_offsets, "row", "r_h", grid_shape[0]),
-              (ax_cols, col_offsets, "column", "r_w", grid_shape[1]))  # fmt: skip
+    panels = (
+        (ax_rows, row_offsets, "row", "r_h", grid_shape[0]),
+        (ax_cols, col_offsets, "column", "r_w", grid_shape[1]),
+    )
     for ax, offsets, what, table, size in panels:
-        show_matrix(offsets, ax=ax, cmap=EMBEDDING_CMAP, vmin=-span, vmax=span, aspect="equal",
-                    xlabel="patch column", ylabel="patch row",
-                    title=f"{what} offset -> {table}[offset + {size - 1}]")  # fmt: skip
+        title = f"{what} offset -> {table}[offset + {size - 1}]"
+        labels = dict(xlabel="patch column", ylabel="patch row")
+        show_matrix(offsets, ax=ax, title=title, **labels, **diverging)
         for (i, j), offset in np.ndenumerate(offsets):
-            ax.text(j, i, f"{offset:+d}\n{table}[{offset + size - 1}]", ha="center", va="center",
-                    fontsize=8, color=text_colour(offset, -span, span, EMBEDDING_CMAP))  # fmt: skip
+            text = f"{offset:+d}\n{table}[{offset + size - 1}]"
+            _rel_label(ax, i, j, text, offset, span, fontsize=8)
         ax.set_xticks(range(grid_shape[1]))
         ax.set_yticks(range(grid_shape[0]))
-        _rel_outline_cell(ax, r, c)
+        _rel_box(ax, r, c, (1, 1), edgecolor="orange", lw=3, ls="-", clip_on=True)
     return fig
 
 
@@ -234,6 +247,8 @@ def show_logit_matrices(
     titles: Sequence[str],
     fmt: str = "{:.2f}",
     figsize: tuple[float, float] = (8, 3.6),
+    colorbar_label: str = "logit",
+    outlines: Sequence[tuple[int, int, int] | None] | None = None,
 ) -> Figure:
     """Position logits side by side (query i down, key j across), annotated, one shared
     symmetric colour scale.
@@ -243,6 +258,9 @@ def show_logit_matrices(
         titles: one title per matrix.
         fmt: format of the values written in the cells.
         figsize: figure size.
+        colorbar_label: label of the colour bar.
+        outlines: per matrix, None or ``(row, col, size)``: a dashed box around the square block
+            of ``size`` cells whose top-left cell is (row, col).
 
     Returns:
         The figure (one axes per matrix and a colour bar).
@@ -255,17 +273,23 @@ def show_logit_matrices(
     for array in arrays:
         if array.ndim != 2:
             raise ValueError(f"each matrix must have 2 dimensions, got shape {array.shape}")
+    if outlines is not None and len(outlines) != len(arrays):
+        raise ValueError(f"need one outline (or None) per matrix, got {len(outlines)}")
     vmax = float(max(np.abs(a).max() for a in arrays)) or 1.0
     fig = Figure(figsize=figsize)  # fixed margins: a layout engine doubles the drawing time
-    axes = np.atleast_1d(fig.subplots(1, len(arrays), gridspec_kw=dict(
-        left=0.06, right=0.86, top=0.9, bottom=0.13, wspace=0.25)))  # fmt: skip
+    margins = dict(left=0.06, right=0.86, top=0.9, bottom=0.13, wspace=0.25)
+    axes = np.atleast_1d(fig.subplots(1, len(arrays), gridspec_kw=margins))
+    style = dict(cmap=EMBEDDING_CMAP, vmin=-vmax, vmax=vmax, annotate=True, aspect="equal")
     for ax, array, title in zip(axes, arrays, titles, strict=True):
-        show_matrix(array, ax=ax, cmap=EMBEDDING_CMAP, vmin=-vmax, vmax=vmax, annotate=True,
-                    fmt=fmt, aspect="equal", title=title, xlabel="key j",
-                    ylabel="query i")  # fmt: skip
+        show_matrix(array, ax=ax, fmt=fmt, title=title, xlabel="key j", ylabel="query i", **style)
         ax.set_xticks(range(array.shape[1]))
         ax.set_yticks(range(array.shape[0]))
         for text in ax.texts:
             text.set_fontsize(7)
-    fig.colorbar(axes[0].images[0], cax=fig.add_axes((0.885, 0.2, 0.02, 0.62)), label="logit")
+    for ax, box in zip(axes, outlines or [None] * len(arrays), strict=True):
+        if box is not None:
+            row, col, size = box
+            _rel_box(ax, row, col, (size, size))
+    cax = fig.add_axes((0.885, 0.2, 0.02, 0.62))
+    fig.colorbar(axes[0].images[0], cax=cax, label=colorbar_label)
     return fig
