@@ -75,8 +75,9 @@ class ReferenceViT(nn.Module):
 
 def bench_vit(repeats: int) -> list[tuple[str, float, float]]:
     torch.manual_seed(0)
-    ours = vx.ViT(224, 16, in_chans=3, num_classes=1000, embed_dim=384, depth=4, num_heads=6,
-                  qkv_bias=True)  # fmt: skip
+    ours = vx.ViT(
+        224, 16, in_chans=3, num_classes=1000, embed_dim=384, depth=4, num_heads=6, qkv_bias=True
+    )
     ref = ReferenceViT(ours)
     x = torch.randn(8, 3, 224, 224)
     ours.eval(), ref.eval()
@@ -170,8 +171,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=15, help="timed calls of each side")
     args = parser.parse_args()
     torch.manual_seed(0)
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__} "
-          f"({torch.get_num_threads()} threads), Python {sys.version.split()[0]}")  # fmt: skip
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__} "
+        f"({torch.get_num_threads()} threads), Python {sys.version.split()[0]}"
+    )
     rows = bench_vit(args.repeats) + bench_skew(args.repeats) + bench_sinusoid(args.repeats)
     print(f"\n| {'benchmark':<62} | {'ours (ms)':>10} | {'reference (ms)':>14} | {'ratio':>6} |")
     print(f"|{'-' * 64}|{'-' * 12}:|{'-' * 16}:|{'-' * 7}:|")

@@ -19,8 +19,10 @@ def _articles_by_loop(q, n, table_h, table_w):
         for b in range(n * n):
             (row_a, col_a), (_, col_b) = divmod(a, n), divmod(b, n)
             transposed = col_a * n + row_a
-            out[:, :, a, b] = (q[:, :, a] @ table_h[col_b - col_a + n - 1]
-                               + q[:, :, transposed] @ table_w[col_b - col_a + n - 1])  # fmt: skip
+            out[:, :, a, b] = (
+                q[:, :, a] @ table_h[col_b - col_a + n - 1]
+                + q[:, :, transposed] @ table_w[col_b - col_a + n - 1]
+            )
     return out
 
 

@@ -18,9 +18,17 @@ from vitexplain import (
 
 @pytest.mark.parametrize(
     "h, w, k, s, p",
-    [(60, 100, 20, 10, 5), (60, 100, 20, 20, 0), (400, 100, 7, 4, 2), (100, 25, 3, 2, 1),
-     (50, 13, 3, 2, 1), (9, 7, 4, 3, 0), (5, 5, 5, 1, 0), (1, 1, 3, 1, 1)],
-)  # fmt: skip
+    [
+        (60, 100, 20, 10, 5),
+        (60, 100, 20, 20, 0),
+        (400, 100, 7, 4, 2),
+        (100, 25, 3, 2, 1),
+        (50, 13, 3, 2, 1),
+        (9, 7, 4, 3, 0),
+        (5, 5, 5, 1, 0),
+        (1, 1, 3, 1, 1),
+    ],
+)
 def test_count_tokens_matches_unfold(h, w, k, s, p):
     rows, cols, total = count_tokens(h, w, k, s, p)
     unfolded = nn.Unfold(k, stride=s, padding=p)(torch.zeros(1, 1, h, w))
@@ -40,11 +48,15 @@ def test_soft_split_facts_of_the_articles():
 
 @pytest.mark.parametrize(
     "args, error, match",
-    [((60, 100, 200, 10, 5), ValueError, "k=200"),
-     ((60, 100, 20, 0, 5), ValueError, "s must be at least 1, got 0"),
-     ((-60, 100, 20, 10, 5), ValueError, "-60"), ((60, 100, 20, 10, -1), ValueError, "-1"),
-     ((60.0, 100, 20, 10, 5), TypeError, "60.0"), ((60, 100, True, 10, 5), TypeError, "True")],
-)  # fmt: skip
+    [
+        ((60, 100, 200, 10, 5), ValueError, "k=200"),
+        ((60, 100, 20, 0, 5), ValueError, "s must be at least 1, got 0"),
+        ((-60, 100, 20, 10, 5), ValueError, "-60"),
+        ((60, 100, 20, 10, -1), ValueError, "-1"),
+        ((60.0, 100, 20, 10, 5), TypeError, "60.0"),
+        ((60, 100, True, 10, 5), TypeError, "True"),
+    ],
+)
 def test_count_tokens_rejects_bad_input(args, error, match):
     with pytest.raises(error, match=match):
         count_tokens(*args)
@@ -53,8 +65,9 @@ def test_count_tokens_rejects_bad_input(args, error, match):
 def _patchify_by_slicing(x: torch.Tensor, p: int) -> torch.Tensor:
     """The definition: walk the grid row by row and flatten each patch (channel first)."""
     b, c, h, w = x.shape
-    tokens = [x[:, :, i : i + p, j : j + p].reshape(b, -1)
-              for i in range(0, h, p) for j in range(0, w, p)]  # fmt: skip
+    tokens = [
+        x[:, :, i : i + p, j : j + p].reshape(b, -1) for i in range(0, h, p) for j in range(0, w, p)
+    ]
     return torch.stack(tokens, dim=1)
 
 
@@ -106,8 +119,10 @@ def test_scramble_patches_follows_order():
     for i, src in enumerate(order):
         r, c = divmod(i, 5)
         rs, cs = divmod(src, 5)
-        assert np.array_equal(out[20 * r : 20 * r + 20, 20 * c : 20 * c + 20],
-                              image[20 * rs : 20 * rs + 20, 20 * cs : 20 * cs + 20])  # fmt: skip
+        assert np.array_equal(
+            out[20 * r : 20 * r + 20, 20 * c : 20 * c + 20],
+            image[20 * rs : 20 * rs + 20, 20 * cs : 20 * cs + 20],
+        )
     assert np.array_equal(scramble_patches(image, 20, np.arange(15)), image)
     # scrambling is undone by the inverse permutation
     assert np.array_equal(scramble_patches(out, 20, np.argsort(order)), image)
@@ -158,8 +173,9 @@ def _patchify_pixel_by_pixel(x: torch.Tensor, p: int) -> torch.Tensor:
     return out
 
 
-@pytest.mark.parametrize("shape, p", [((2, 1, 60, 100), 20), ((2, 3, 8, 12), 4), ((1, 2, 6, 9), 3),
-                                      ((1, 1, 5, 5), 1)])  # fmt: skip
+@pytest.mark.parametrize(
+    "shape, p", [((2, 1, 60, 100), 20), ((2, 3, 8, 12), 4), ((1, 2, 6, 9), 3), ((1, 1, 5, 5), 1)]
+)
 def test_slicing_and_conv_equal_the_pixel_formula_and_unfold(shape, p):
     x = torch.randn(shape)
     reference = _patchify_pixel_by_pixel(x, p)

@@ -12,8 +12,11 @@ def _outlines(ax):
     """(x, y, width, height) of every rectangle added to the axes."""
     from matplotlib.patches import Rectangle
 
-    return [(p.get_x(), p.get_y(), p.get_width(), p.get_height())
-            for p in ax.patches if isinstance(p, Rectangle)]  # fmt: skip
+    return [
+        (p.get_x(), p.get_y(), p.get_width(), p.get_height())
+        for p in ax.patches
+        if isinstance(p, Rectangle)
+    ]
 
 
 def test_show_matrices_draws_every_matrix_annotated_and_outlined():
@@ -22,8 +25,9 @@ def test_show_matrices_draws_every_matrix_annotated_and_outlined():
     q = np.arange(36).reshape(4, 9)
     s = np.arange(16).reshape(4, 4) * 100
     rows, cols = [None, [0, 2], [3]], [None, [0, 2], None]
-    fig = show_matrices([q, s, q], titles=["Q", "S", None], ncols=2, highlight_rows=rows,
-                        highlight_cols=cols)  # fmt: skip
+    fig = show_matrices(
+        [q, s, q], titles=["Q", "S", None], ncols=2, highlight_rows=rows, highlight_cols=cols
+    )
     axes = fig.axes
     assert len(axes) == 3  # the unused fourth cell of the 2 x 2 grid is removed
     assert [ax.get_title() for ax in axes] == ["Q", "S", ""]
@@ -33,8 +37,12 @@ def test_show_matrices_draws_every_matrix_annotated_and_outlined():
     assert [t.get_text() for t in axes[0].get_xticklabels()] == [str(c) for c in range(9)]
     assert _outlines(axes[0]) == []
     # rows 0 and 2 (whole width), then columns 0 and 2 (whole height)
-    assert _outlines(axes[1]) == [(-0.5, -0.5, 4, 1), (-0.5, 1.5, 4, 1),
-                                  (-0.5, -0.5, 1, 4), (1.5, -0.5, 1, 4)]  # fmt: skip
+    assert _outlines(axes[1]) == [
+        (-0.5, -0.5, 4, 1),
+        (-0.5, 1.5, 4, 1),
+        (-0.5, -0.5, 1, 4),
+        (1.5, -0.5, 1, 4),
+    ]
     assert _outlines(axes[2]) == [(-0.5, 2.5, 9, 1)]
 
 

@@ -187,10 +187,13 @@ def test_skew_steps_shapes_and_result(shape):
     names = [name for name, _ in steps]
     assert len(names) == 6 and names[0].startswith("relative") and names[-1].startswith("slice")
     expected_shapes = [
-        (*lead, length, 2 * length - 1), (*lead, length, 2 * length), (*lead, 2 * length * length),
-        ((*lead, (length + 1) * (2 * length - 1))), (*lead, length + 1, 2 * length - 1),
+        (*lead, length, 2 * length - 1),
+        (*lead, length, 2 * length),
+        (*lead, 2 * length * length),
+        ((*lead, (length + 1) * (2 * length - 1))),
+        (*lead, length + 1, 2 * length - 1),
         (*lead, length, length),
-    ]  # fmt: skip
+    ]
     assert [tuple(t.shape) for _, t in steps] == expected_shapes
     padded, flat, flat_padded = steps[1][1], steps[2][1], steps[3][1]
     assert torch.equal(padded[..., :-1], x) and not padded[..., -1].any()  # a zero column

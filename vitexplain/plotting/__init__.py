@@ -13,6 +13,7 @@ from . import (
     attention,
     clocks,
     core,
+    files,
     learned_position,
     patches,
     position,
@@ -25,6 +26,7 @@ from . import (
 
 _MODULES = (
     core,
+    files,
     patches,
     attention,
     position,

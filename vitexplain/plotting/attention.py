@@ -106,9 +106,19 @@ def show_matrices(
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
     for n, (ax, array) in enumerate(zip(axes[:count], arrays, strict=True)):
         height, width = array.shape  # (R, C)
-        show_matrix(array, ax=ax, title=titles[n], xlabel=xlabels[n], ylabel=ylabels[n], cmap=cmap,
-                    annotate=True, fmt=fmt, aspect=aspect, xticklabels=range(width),
-                    yticklabels=range(height))  # fmt: skip
+        show_matrix(
+            array,
+            ax=ax,
+            title=titles[n],
+            xlabel=xlabels[n],
+            ylabel=ylabels[n],
+            cmap=cmap,
+            annotate=True,
+            fmt=fmt,
+            aspect=aspect,
+            xticklabels=range(width),
+            yticklabels=range(height),
+        )
         for text in ax.texts:  # the values sit inside the axes: leave them out of layout passes
             text.set_fontsize(fontsize)
             text.set_in_layout(False)
@@ -152,8 +162,9 @@ def show_scrambled_patches(
     fig = Figure(figsize=figsize, layout="constrained")
     left, right = fig.subplots(1, 2)
     show_patch_grid(image, patch_size, ax=left, title=titles[0])
-    show_patch_grid(scrambled, patch_size, ax=right, labels=[int(o) + 1 for o in order],
-                    title=titles[1])  # fmt: skip
+    show_patch_grid(
+        scrambled, patch_size, ax=right, labels=[int(o) + 1 for o in order], title=titles[1]
+    )
     for text in (*left.texts, *right.texts):  # patch numbers sit inside the axes
         text.set_in_layout(False)
     return fig
@@ -202,9 +213,17 @@ def show_attention_heads(
     fig = Figure(figsize=figsize, layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
     for head, ax in enumerate(axes[:heads]):
-        show_matrix(weights[head], ax=ax, title=f"head {head + 1}", xlabel="key (patch)",
-                    ylabel="query (patch)", cmap=cmap, aspect="equal",
-                    xticklabels=labels, yticklabels=labels)  # fmt: skip
+        show_matrix(
+            weights[head],
+            ax=ax,
+            title=f"head {head + 1}",
+            xlabel="key (patch)",
+            ylabel="query (patch)",
+            cmap=cmap,
+            aspect="equal",
+            xticklabels=labels,
+            yticklabels=labels,
+        )
         ax.images[0].set_norm(norm)  # one shared square-root scale
         ax.tick_params(labelsize=8)
         ax.label_outer()  # token numbers and axis names on the outer panels only

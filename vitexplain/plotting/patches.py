@@ -66,8 +66,9 @@ def show_patch_and_token(
     show_image(patch, ax=ax_patch, title=f"patch{name} ({size} x {size})")
     ax_patch.set_xlabel("column in patch")
     ax_patch.set_ylabel("row in patch")
-    ax_strip.imshow(strip, cmap=PICTURE_CMAP, vmin=0, vmax=1, interpolation="nearest",
-                    aspect=size * size / 12)  # fmt: skip
+    ax_strip.imshow(
+        strip, cmap=PICTURE_CMAP, vmin=0, vmax=1, interpolation="nearest", aspect=size * size / 12
+    )
     for edge in range(size, size * size, size):
         ax_strip.axvline(edge - 0.5, color="white", lw=0.8)
     ax_strip.set_yticks([])
@@ -116,9 +117,17 @@ def show_token_matrix(
     if tokens.ndim != 2:
         raise ValueError(f"tokens must have shape (N, L), got shape {tokens.shape}")
     count, length = tokens.shape
-    fig = show_matrix(tokens, ax=ax, title=title, vmin=0.0, vmax=1.0, colorbar=colorbar,
-                      xlabel=f"position in the token (0 ... {length - 1})",
-                      ylabel="token (patch number)", figsize=figsize)  # fmt: skip
+    fig = show_matrix(
+        tokens,
+        ax=ax,
+        title=title,
+        vmin=0.0,
+        vmax=1.0,
+        colorbar=colorbar,
+        xlabel=f"position in the token (0 ... {length - 1})",
+        ylabel="token (patch number)",
+        figsize=figsize,
+    )
     ax = ax or fig.axes[0]
     labels = _one_based_ticks(count)
     ax.set_yticks([n - 1 for n in labels], [str(n) for n in labels])
