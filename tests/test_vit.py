@@ -4,35 +4,11 @@ import torch
 from torch import nn
 
 from vitexplain import (
-    Block,
     Mlp,
     ViT,
     scramble_patches,
     sinusoid_encoding,
-    to_torch_encoder_layer,
 )
-
-
-@pytest.mark.parametrize("heads, bias", [(1, False), (4, True), (6, False)])
-def test_block_equals_transformer_encoder_layer(heads, bias):
-    block = Block(48, num_heads=heads, qkv_bias=bias)
-    for p in block.parameters():  # non-trivial norms and biases
-        nn.init.normal_(p, std=0.2)
-    layer = to_torch_encoder_layer(block)
-    assert isinstance(layer, nn.TransformerEncoderLayer) and layer.norm_first
-    x = torch.randn(3, 16, 48)
-    expected = layer(x)
-    assert torch.allclose(block(x), expected, atol=1e-5)
-    out, weights = block(x, return_attention=True)
-    assert torch.allclose(out, expected, atol=1e-5) and weights.shape == (3, heads, 16, 16)
-    layer.eval()  # PyTorch's fused fast path in inference
-    with torch.inference_mode():
-        assert torch.allclose(block(x), layer(x), atol=1e-5)
-    with torch.no_grad():  # a copy: changing the block leaves PyTorch's layer as it was
-        block.mlp.fc2.bias.add_(1.0)
-    assert not torch.allclose(block(x), layer(x), atol=1e-3)
-    with pytest.raises(TypeError, match="Mlp"):
-        to_torch_encoder_layer(Mlp(8))
 
 
 def test_mlp_is_fc_gelu_fc():

@@ -21,7 +21,9 @@ from . import position as _position
 from . import relative_position as _relative_position
 from . import scramble as _scramble
 from . import t2t as _t2t
+from . import torch_modules as _torch_modules
 from . import training as _training
+from . import unfold as _unfold
 from . import vit as _vit
 
 __version__ = "0.1.0"
@@ -29,6 +31,7 @@ __version__ = "0.1.0"
 # Modules whose names are re-exported eagerly: torch, numpy and einops only.
 _EAGER: tuple[ModuleType, ...] = (
     _data,
+    _unfold,
     _patches,
     _attention,
     _position,
@@ -40,6 +43,7 @@ _EAGER: tuple[ModuleType, ...] = (
     _scramble,
     _inspection,
     _learned_position,
+    _torch_modules,
 )
 # Modules that import matplotlib (or ipywidgets): loaded when one of their names is first used.
 _LAZY: tuple[str, ...] = ("plotting", "explore")

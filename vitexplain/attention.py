@@ -18,7 +18,6 @@ from ._checks import check_int, check_tensor
 __all__ = [
     "Attention",
     "attention",
-    "to_torch_multihead_attention",
 ]
 
 
@@ -127,48 +126,3 @@ class Attention(nn.Module):
         if self.value_skip:  # T2T's token attention: the values v are the skip connection
             out = rearrange(v, "b h n d -> b n (h d)") + out  # (B, N, out_dim)
         return (out, weights) if return_attention else out
-
-
-def to_torch_multihead_attention(attn: Attention) -> nn.MultiheadAttention:
-    """Build PyTorch's ``nn.MultiheadAttention`` holding an :class:`Attention`'s weights.
-
-    ``in_proj_weight`` takes ``qkv.weight`` (both are ordered q | k | v, heads inside each third),
-    ``out_proj`` takes ``proj``. PyTorch has one ``bias`` switch for both projections: when only
-    ``proj`` has a bias, ``in_proj_bias`` is zero. The result is a copy (``batch_first=True``,
-    same dtype and device) with ``mha(x, x, x)[0]`` equal to ``attn(x)`` up to float rounding.
-
-    Args:
-        attn: a self-attention whose ``qkv`` maps D -> 3D, ``proj`` maps D -> D, and whose scale
-            is PyTorch's (head_dim ** -0.5).
-
-    Returns:
-        ``nn.MultiheadAttention(D, h, bias=..., batch_first=True)``; its forward takes (B, N, D).
-    """
-    if not isinstance(attn, Attention):
-        raise TypeError(f"attn must be a vitexplain.Attention, got {type(attn).__name__}")
-    qkv, proj, heads = attn.qkv, attn.proj, attn.num_heads
-    dim = qkv.in_features
-    if qkv.out_features != 3 * dim or (proj.in_features, proj.out_features) != (dim, dim):
-        raise ValueError(
-            f"attn maps {dim} -> {qkv.out_features} (qkv) -> {proj.out_features} (proj); "
-            f"nn.MultiheadAttention needs {dim} -> {3 * dim} -> {dim}"
-        )
-    if abs(attn.scale - (dim // heads) ** -0.5) > 1e-12 * attn.scale:
-        raise ValueError(
-            f"attn.scale = {attn.scale} is not head_dim ** -0.5 = {(dim // heads) ** -0.5}, "
-            "the only scale nn.MultiheadAttention uses"
-        )
-    bias = qkv.bias is not None or proj.bias is not None
-    mha = nn.MultiheadAttention(dim, heads, bias=bias, batch_first=True)
-    mha = mha.to(qkv.weight)
-    with torch.no_grad():
-        mha.in_proj_weight.copy_(qkv.weight)  # (3D, D)
-        mha.out_proj.weight.copy_(proj.weight)  # (D, D)
-        for theirs, ours in ((mha.in_proj_bias, qkv.bias), (mha.out_proj.bias, proj.bias)):
-            if theirs is None:  # bias=False: neither of our layers has a bias
-                continue
-            if ours is None:
-                theirs.zero_()  # (3D,) or (D,): PyTorch has one bias switch for both
-            else:
-                theirs.copy_(ours)
-    return mha

@@ -8,7 +8,7 @@ official numbers for k = 7 and k = 3. Between splits a token transformer mixes t
 tokens are laid back onto their grid as an image for the next split. Names follow the official code,
 so its ``tokens_type='transformer'`` state_dict loads here. The geometry of a split
 (:func:`vitexplain.soft_split_boxes`, :func:`vitexplain.overlap_count`,
-:func:`vitexplain.fold_tokens`) lives in ``patches.py``, beside :func:`vitexplain.count_tokens`.
+:func:`vitexplain.fold_tokens`) lives in ``unfold.py``, beside :func:`vitexplain.count_tokens`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from torch import nn
 
 from ._checks import check_image_batch, check_int, check_size2
 from .attention import Attention
-from .patches import count_tokens
+from .unfold import count_tokens
 from .vit import Mlp, TransformerBackbone
 
 __all__ = [

@@ -17,7 +17,6 @@ from .position import sinusoid_encoding
 __all__ = [
     "Block",
     "Mlp",
-    "to_torch_encoder_layer",
     "ViT",
 ]
 
@@ -103,44 +102,6 @@ class Block(nn.Module):
 
 
 # PyTorch's nn.TransformerEncoderLayer name -> ours: the same tensors, only the names differ.
-TORCH_ENCODER_LAYER_NAMES = {
-    "self_attn.in_proj_weight": "attn.qkv.weight",
-    "self_attn.in_proj_bias": "attn.qkv.bias",
-    "self_attn.out_proj.weight": "attn.proj.weight",
-    "self_attn.out_proj.bias": "attn.proj.bias",
-    "linear1.weight": "mlp.fc1.weight",
-    "linear1.bias": "mlp.fc1.bias",
-    "linear2.weight": "mlp.fc2.weight",
-    "linear2.bias": "mlp.fc2.bias",
-    "norm1.weight": "norm1.weight",
-    "norm1.bias": "norm1.bias",
-    "norm2.weight": "norm2.weight",
-    "norm2.bias": "norm2.bias",
-}
-
-
-def to_torch_encoder_layer(block: Block) -> nn.TransformerEncoderLayer:
-    """The same block built from PyTorch's own module, with a copy of the block's weights.
-
-    Args:
-        block: a :class:`Block`; without a ``qkv`` bias, PyTorch's ``in_proj_bias`` is zero.
-
-    Returns:
-        ``nn.TransformerEncoderLayer(norm_first=True, activation="gelu", dropout=0,
-        batch_first=True)`` that computes the same function as ``block`` on (B, N, D) tokens.
-    """
-    if not isinstance(block, Block):
-        raise TypeError(f"block must be a vitexplain Block, got {type(block).__name__}")
-    dim, heads = block.attn.dim, block.attn.num_heads
-    options = {"dropout": 0.0, "activation": "gelu", "batch_first": True, "norm_first": True}
-    layer = nn.TransformerEncoderLayer(dim, heads, block.mlp.fc1.out_features, **options)
-    ours = block.state_dict()
-    if "attn.qkv.bias" not in ours:
-        ours["attn.qkv.bias"] = torch.zeros(3 * dim)
-    layer.load_state_dict(
-        {theirs: ours[mine].clone() for theirs, mine in TORCH_ENCODER_LAYER_NAMES.items()}
-    )
-    return layer
 
 
 def init_weights(module: nn.Module) -> None:

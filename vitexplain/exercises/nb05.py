@@ -8,7 +8,8 @@ import torch
 from torch import nn
 
 from ..data import load_mountains
-from ..patches import count_tokens, fold_tokens, patchify
+from ..patches import patchify
+from ..unfold import count_tokens, fold_tokens
 from . import Exercise
 
 __all__ = ["EXERCISES"]

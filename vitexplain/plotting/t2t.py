@@ -7,7 +7,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .._checks import check_int
-from ..patches import count_tokens, overlap_count, soft_split_boxes
+from ..unfold import count_tokens, overlap_count, soft_split_boxes
 from .core import _as_array, show_image
 
 __all__ = [

@@ -7,7 +7,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .._checks import check_int
-from ..patches import overlap_count, soft_split_boxes
+from ..unfold import overlap_count, soft_split_boxes
 from .core import _as_array, show_image
 from .t2t import _mask_path, _padded_picture, _padded_ticks, _picture_edge
 

@@ -1,0 +1,133 @@
+"""vitexplain.unfold: token counts, soft-split boxes, overlap counts and folding back."""
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from vitexplain import (
+    count_tokens,
+    fold_tokens,
+    overlap_count,
+    soft_split,
+    soft_split_boxes,
+)
+
+
+@pytest.mark.parametrize(
+    "h, w, k, s, p",
+    [
+        (60, 100, 20, 10, 5),
+        (60, 100, 20, 20, 0),
+        (400, 100, 7, 4, 2),
+        (100, 25, 3, 2, 1),
+        (50, 13, 3, 2, 1),
+        (9, 7, 4, 3, 0),
+        (5, 5, 5, 1, 0),
+        (1, 1, 3, 1, 1),
+    ],
+)
+def test_count_tokens_matches_unfold(h, w, k, s, p):
+    rows, cols, total = count_tokens(h, w, k, s, p)
+    unfolded = nn.Unfold(k, stride=s, padding=p)(torch.zeros(1, 1, h, w))
+    assert total == rows * cols == unfolded.shape[-1]
+    # rows and cols separately: unfold a single-row / single-column image of the same size
+    column_unfold = nn.Unfold((k, 1), stride=(s, 1), padding=(p, 0))
+    row_unfold = nn.Unfold((1, k), stride=(1, s), padding=(0, p))
+    assert rows == column_unfold(torch.zeros(1, 1, h, 1)).shape[-1]
+    assert cols == row_unfold(torch.zeros(1, 1, 1, w)).shape[-1]
+    assert all(isinstance(v, int) for v in (rows, cols, total))
+
+
+@pytest.mark.parametrize(
+    "args, error, match",
+    [
+        ((60, 100, 200, 10, 5), ValueError, "k=200"),
+        ((60, 100, 20, 0, 5), ValueError, "s must be at least 1, got 0"),
+        ((-60, 100, 20, 10, 5), ValueError, "-60"),
+        ((60, 100, 20, 10, -1), ValueError, "-1"),
+        ((60.0, 100, 20, 10, 5), TypeError, "60.0"),
+        ((60, 100, True, 10, 5), TypeError, "True"),
+    ],
+)
+def test_count_tokens_rejects_bad_input(args, error, match):
+    with pytest.raises(error, match=match):
+        count_tokens(*args)
+
+
+# --- the soft split of notebook 05: where its patches sit, how they fold back ---
+
+SPLITS = [(20, 10, 5), (7, 4, 2), (3, 2, 1), (5, 3, 0), (4, 6, 1)]  # (k, s, p); s > k skips pixels
+
+
+@pytest.mark.parametrize(("k", "s", "p"), SPLITS)
+def test_soft_split_boxes_are_where_unfold_cuts(k, s, p):
+    x = torch.rand(1, 1, 23, 31)
+    tokens = nn.Unfold(k, stride=s, padding=p)(x).transpose(1, 2)[0]  # (N, k*k)
+    padded = F.pad(x, (p, p, p, p))[0, 0]
+    boxes = soft_split_boxes(23, 31, k, s, p)
+    assert len(boxes) == tokens.shape[0] == count_tokens(23, 31, k, s, p)[2]
+    for n, (top, left) in enumerate(boxes):
+        assert torch.equal(tokens[n], padded[top : top + k, left : left + k].reshape(k * k))
+
+
+@pytest.mark.parametrize(("k", "s", "p"), SPLITS)
+def test_overlap_count_is_a_brute_force_count(k, s, p):
+    h, w = 23, 31
+    counts = np.zeros((h + 2 * p, w + 2 * p), dtype=int)
+    rows, cols, _ = count_tokens(h, w, k, s, p)
+    for r in range(rows):
+        for c in range(cols):
+            counts[r * s : r * s + k, c * s : c * s + k] += 1
+    expected = counts[p : p + h, p : p + w]
+    assert np.array_equal(overlap_count(h, w, k, s, p).numpy(), expected)
+
+
+@pytest.mark.parametrize(("k", "s", "p"), SPLITS)
+def test_overlap_count_of_the_first_patches_is_a_brute_force_count(k, s, p):
+    h, w = 23, 31
+    boxes = soft_split_boxes(h, w, k, s, p)
+    for first in (0, 1, len(boxes) // 2):
+        counts = np.zeros((h + 2 * p, w + 2 * p), dtype=int)
+        for top, left in boxes[:first]:
+            counts[top : top + k, left : left + k] += 1
+        got = overlap_count(h, w, k, s, p, num_patches=first).numpy()
+        assert np.array_equal(got, counts[p : p + h, p : p + w])
+
+
+@pytest.mark.parametrize(("k", "s", "p"), SPLITS)
+def test_fold_is_the_adjoint_of_unfold(k, s, p):
+    x = torch.randn(2, 3, 23, 31, dtype=torch.float64)
+    unfold, fold = nn.Unfold(k, stride=s, padding=p), nn.Fold((23, 31), k, stride=s, padding=p)
+    y = torch.randn_like(unfold(x))  # (B, C*k*k, N)
+    assert torch.allclose((unfold(x) * y).sum(), (x * fold(y)).sum())  # <Ux, y> == <x, U^T y>
+
+
+def test_overlap_count_of_the_mountain_split():
+    counts = overlap_count(60, 100, 20, 10, 5)
+    assert counts.shape == (60, 100)
+    assert counts[0, 0] == 1 and counts[0, 50] == 2 and counts[30, 50] == 4  # corner, edge, inside
+    assert sorted(torch.unique(counts).tolist()) == [1, 2, 4]
+
+
+def test_fold_tokens_inverts_the_soft_split(mountain):
+    tokens = soft_split(20)(mountain).transpose(1, 2)  # (1, 60, 400)
+    assert torch.equal(fold_tokens(tokens, 60, 100, 20, 10, 5), mountain)  # exactly
+    x = torch.rand(2, 3, 23, 31)
+    for k, s, p in SPLITS[:3]:  # these cover every pixel
+        tokens = nn.Unfold(k, stride=s, padding=p)(x).transpose(1, 2)  # (2, N, 3*k*k)
+        assert torch.allclose(fold_tokens(tokens, 23, 31, k, s, p), x, atol=1e-6)
+
+
+def test_fold_tokens_rejects_what_it_cannot_invert():
+    x = torch.rand(1, 1, 23, 31)
+    tokens = nn.Unfold(4, stride=6, padding=1)(x).transpose(1, 2)
+    with pytest.raises(ValueError, match="pixels lie in no patch"):
+        fold_tokens(tokens, 23, 31, 4, 6, 1)
+    with pytest.raises(ValueError, match="makes 6 x 10 = 60"):
+        fold_tokens(torch.zeros(1, 59, 400), 60, 100, 20, 10, 5)
+    with pytest.raises(ValueError, match="not a multiple of k\\*k = 400"):
+        fold_tokens(torch.zeros(1, 60, 399), 60, 100, 20, 10, 5)
+    with pytest.raises(ValueError, match="3 dimensions"):
+        fold_tokens(torch.zeros(60, 400), 60, 100, 20, 10, 5)

@@ -1,0 +1,134 @@
+"""The geometry of ``nn.Unfold`` (notebooks 01 and 05): how many patches, where they sit, and how
+to fold them back.
+
+ViT's patch split (notebook 01) is an unfold with kernel = stride = P and no padding; T2T-ViT's soft
+split (notebook 05) is one whose patches overlap. Both are counted by :func:`count_tokens`; the
+soft split's boxes, overlap counts and fold-back are here too, all with the image size as
+``h, w`` first, then kernel ``k``, stride ``s`` and padding ``p``.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from ._checks import check_int, check_tensor
+
+__all__ = [
+    "count_tokens",
+    "fold_tokens",
+    "overlap_count",
+    "soft_split_boxes",
+]
+
+
+def count_tokens(h: int, w: int, k: int, s: int, p: int) -> tuple[int, int, int]:
+    """Count the patches that ``nn.Unfold(k, stride=s, padding=p)`` cuts from an h x w image.
+
+    Along each side, a kernel of size k slides with stride s over the side padded by p on both ends:
+    ``rows = (h + 2p - k) // s + 1`` and ``cols = (w + 2p - k) // s + 1``.
+
+    Args:
+        h: image height.
+        w: image width.
+        k: kernel (patch) size.
+        s: stride.
+        p: zero padding added on every side.
+
+    Returns:
+        (rows, cols, total) with total = rows * cols.
+    """
+    h, w = check_int("h", h), check_int("w", w)
+    k, s, p = check_int("k", k), check_int("s", s), check_int("p", p, minimum=0)
+    for side, size in (("height", h), ("width", w)):
+        if k > size + 2 * p:
+            raise ValueError(
+                f"kernel k={k} is larger than the padded image {side} "
+                f"{size} + 2*{p} = {size + 2 * p}"
+            )
+    rows = (h + 2 * p - k) // s + 1
+    cols = (w + 2 * p - k) // s + 1
+    return rows, cols, rows * cols
+
+
+def soft_split_boxes(h: int, w: int, k: int, s: int, p: int) -> list[tuple[int, int]]:
+    """Where each patch of ``nn.Unfold(k, stride=s, padding=p)`` sits in the padded image.
+
+    Args:
+        h: image height (before padding).
+        w: image width (before padding).
+        k: kernel (patch) size.
+        s: stride.
+        p: zero padding added on every side.
+
+    Returns:
+        One (top, left) pair per patch, in token order (row-major), in pixels of the padded
+        (h + 2p) x (w + 2p) image; patch n covers rows top .. top + k - 1 and columns
+        left .. left + k - 1.
+    """
+    rows, cols, _ = count_tokens(h, w, k, s, p)  # validates the arguments
+    return [(r * s, c * s) for r in range(rows) for c in range(cols)]
+
+
+def overlap_count(
+    h: int, w: int, k: int, s: int, p: int, num_patches: int | None = None
+) -> torch.Tensor:
+    """Count how many patches of ``nn.Unfold(k, stride=s, padding=p)`` contain each pixel.
+
+    It is ``nn.Fold`` applied to tokens of ones: every patch adds 1 to the pixels it covers.
+    A pixel with count 0 belongs to no patch (the stride skipped it).
+
+    Args:
+        h: image height (before padding).
+        w: image width (before padding).
+        k: kernel (patch) size.
+        s: stride.
+        p: zero padding added on every side.
+        num_patches: count only the first this many patches (token order); all when None.
+
+    Returns:
+        Float tensor of shape (h, w).
+    """
+    _, _, n = count_tokens(h, w, k, s, p)
+    ones = torch.ones(1, k * k, n)  # (1, k*k, N): one channel, N patches of ones
+    if num_patches is not None:
+        ones[..., check_int("num_patches", num_patches, minimum=0) :] = 0
+    return nn.Fold((h, w), k, stride=s, padding=p)(ones)[0, 0]  # (h, w)
+
+
+def fold_tokens(tokens: torch.Tensor, h: int, w: int, k: int, s: int, p: int) -> torch.Tensor:
+    """Put soft-split tokens back together into images, averaging where patches overlap.
+
+    ``nn.Fold`` with the same k, s, p adds every token back at its place (overlaps summed; it is
+    the adjoint of ``nn.Unfold``, not its inverse); dividing by :func:`overlap_count` undoes the
+    sum, so ``fold_tokens(nn.Unfold(k, stride=s, padding=p)(x).transpose(1, 2), h, w, k, s, p)``
+    is x again, provided every pixel lies in at least one patch.
+
+    Args:
+        tokens: shape (B, N, C * k * k), N the number of patches the split makes.
+        h: image height.
+        w: image width.
+        k: kernel (patch) size.
+        s: stride.
+        p: zero padding added on every side.
+
+    Returns:
+        Images of shape (B, C, h, w).
+    """
+    tokens = check_tensor("tokens", tokens, ndim=3)
+    rows, cols, n = count_tokens(h, w, k, s, p)
+    if tokens.shape[1] != n:
+        raise ValueError(
+            f"tokens holds {tokens.shape[1]} tokens, but a soft split with k={k}, s={s}, p={p} "
+            f"makes {rows} x {cols} = {n} of a {h} x {w} image"
+        )
+    if tokens.shape[2] % (k * k):
+        raise ValueError(f"token length {tokens.shape[2]} is not a multiple of k*k = {k * k}")
+    counts = overlap_count(h, w, k, s, p).to(tokens.dtype)  # (h, w)
+    if (counts == 0).any():
+        raise ValueError(
+            f"{int((counts == 0).sum())} pixels lie in no patch (k={k}, s={s}, p={p}): "
+            "they cannot be recovered"
+        )
+    summed = nn.Fold((h, w), k, stride=s, padding=p)(tokens.transpose(1, 2))  # (B, C, h, w)
+    return summed / counts
