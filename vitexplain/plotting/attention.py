@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .._checks import check_int
 from ..patches import scramble_patches
-from .core import PICTURE_CMAP, _as_array, show_matrix, show_patch_grid
+from .core import (
+    PICTURE_CMAP,
+    _as_array,
+    annotate_cells,
+    axes_grid,
+    outline_cells,
+    show_matrix,
+    show_patch_grid,
+)
 
 __all__ = [
     "show_attention_heads",
@@ -26,14 +33,6 @@ def _per_matrix(name: str, value, count: int) -> list:
     if len(value) != count:
         raise ValueError(f"{name} has {len(value)} entries for {count} matrices")
     return value
-
-
-def _outline_cells(ax: Axes, x: float, y: float, width: float, height: float) -> None:
-    """Outline in orange the block of cells whose top-left cell is (row y, column x)."""
-    from matplotlib.patches import Rectangle
-
-    outline = Rectangle((x - 0.5, y - 0.5), width, height, fill=False, edgecolor="orange", lw=2.5)
-    ax.add_patch(outline)
 
 
 def show_matrices(
@@ -101,10 +100,8 @@ def show_matrices(
                 f"highlight_cells[{n}] = {list(cells)} is out of range for a {height} x {width} "
                 "matrix"
             )
-    nrows = -(-count // ncols)
-    fig = Figure(figsize=figsize, layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-    for n, (ax, array) in enumerate(zip(axes[:count], arrays, strict=True)):
+    fig, axes = axes_grid(count, ncols, figsize)
+    for n, (ax, array) in enumerate(zip(axes, arrays, strict=True)):
         height, width = array.shape  # (R, C)
         show_matrix(
             array,
@@ -113,23 +110,19 @@ def show_matrices(
             xlabel=xlabels[n],
             ylabel=ylabels[n],
             cmap=cmap,
-            annotate=True,
-            fmt=fmt,
             aspect=aspect,
             xticklabels=range(width),
             yticklabels=range(height),
         )
+        annotate_cells(ax, array, fmt=fmt, cmap=cmap, fontsize=fontsize)
         for text in ax.texts:  # the values sit inside the axes: leave them out of layout passes
-            text.set_fontsize(fontsize)
             text.set_in_layout(False)
         for r in rows_hl[n] or ():
-            _outline_cells(ax, 0, int(r), width, 1)  # the whole row r
+            outline_cells(ax, int(r), 0, 1, width, lw=2.5)  # the whole row r
         for c in cols_hl[n] or ():
-            _outline_cells(ax, int(c), 0, 1, height)  # the whole column c
+            outline_cells(ax, 0, int(c), height, 1, lw=2.5)  # the whole column c
         for r, c in cells_hl[n] or ():
-            _outline_cells(ax, int(c), int(r), 1, 1)  # the single cell (r, c)
-    for ax in axes[count:]:
-        fig.delaxes(ax)
+            outline_cells(ax, int(r), int(c), lw=2.5)  # the single cell (r, c)
     return fig
 
 
@@ -159,8 +152,7 @@ def show_scrambled_patches(
 
     image = _as_array(image)
     scrambled = scramble_patches(image, patch_size, order)  # (H, W); validates order
-    fig = Figure(figsize=figsize, layout="constrained")
-    left, right = fig.subplots(1, 2)
+    fig, (left, right) = axes_grid(2, 2, figsize)
     show_patch_grid(image, patch_size, ax=left, title=titles[0])
     show_patch_grid(
         scrambled, patch_size, ax=right, labels=[int(o) + 1 for o in order], title=titles[1]
@@ -209,10 +201,8 @@ def show_attention_heads(
     from matplotlib.colors import PowerNorm
 
     norm = PowerNorm(0.5, vmin=float(weights.min()), vmax=float(weights.max()))
-    nrows = -(-heads // ncols)
-    fig = Figure(figsize=figsize, layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-    for head, ax in enumerate(axes[:heads]):
+    fig, axes = axes_grid(heads, ncols, figsize)
+    for head, ax in enumerate(axes):
         show_matrix(
             weights[head],
             ax=ax,
@@ -227,9 +217,7 @@ def show_attention_heads(
         ax.images[0].set_norm(norm)  # one shared square-root scale
         ax.tick_params(labelsize=8)
         ax.label_outer()  # token numbers and axis names on the outer panels only
-    for ax in axes[heads:]:
-        fig.delaxes(ax)
-    fig.colorbar(axes[0].images[0], ax=list(axes[:heads]), shrink=0.8, label="attention weight")
+    fig.colorbar(axes[0].images[0], ax=axes, shrink=0.8, label="attention weight")
     if title:
         fig.suptitle(title)
     return fig

@@ -10,7 +10,16 @@ from matplotlib.figure import Figure
 
 from .._checks import check_int
 from ..patches import patchify
-from .core import PICTURE_CMAP, _as_array, show_image, show_matrix, show_patch_grid
+from .core import (
+    PICTURE_CMAP,
+    _as_array,
+    axes_grid,
+    fixed_figure,
+    outline_cells,
+    show_image,
+    show_matrix,
+    show_patch_grid,
+)
 
 __all__ = [
     "show_patch_and_token",
@@ -56,8 +65,7 @@ def show_patch_and_token(
     if highlight_row is not None and not 0 <= highlight_row < size:
         raise ValueError(f"highlight_row must be in 0..{size - 1}, got {highlight_row}")
     if axes is None:
-        fig = Figure(figsize=figsize, layout="constrained")
-        ax_patch, ax_strip = fig.subplots(1, 2, width_ratios=[1, 4])
+        fig, (ax_patch, ax_strip) = axes_grid(2, 2, figsize, width_ratios=[1, 4])
     else:
         ax_patch, ax_strip = axes
         fig = ax_patch.figure
@@ -84,11 +92,9 @@ def show_patch_and_token(
     top.tick_params(length=0)
     top.set_xlabel("row of the patch", fontsize=9)
     if highlight_row is not None:
-        from matplotlib.patches import Rectangle
-
-        r, box = highlight_row, {"fill": False, "edgecolor": "orange", "lw": 2}
-        ax_patch.add_patch(Rectangle((-0.5, r - 0.5), size, 1, **box))
-        ax_strip.add_patch(Rectangle((r * size - 0.5, -0.5), size, 1, **box))
+        r = highlight_row
+        outline_cells(ax_patch, r, 0, 1, size, lw=2)  # row r of the patch
+        outline_cells(ax_strip, 0, r * size, 1, size, lw=2)  # its P cells in the strip
     return fig
 
 
@@ -165,11 +171,8 @@ def show_tokenization(
     tokens = patchify(torch.as_tensor(image)[None, None], patch_size)[0]  # (N, P*P)
     count, length = tokens.shape
     rows, cols = image.shape[0] // patch_size, image.shape[1] // patch_size
-    # fixed margins, no layout engine: this figure is redrawn at every move of a slider, and
-    # constrained layout more than doubles the time of a redraw
-    fig = Figure(figsize=figsize)
-    margins = {"left": 0.07, "right": 0.97, "bottom": 0.15, "top": 0.9, "wspace": 0.3}
-    ax_grid, ax_tokens = fig.subplots(1, 2, width_ratios=[5, 3], gridspec_kw=margins)
+    fig = fixed_figure(figsize, left=0.07, right=0.97, bottom=0.15, top=0.9, wspace=0.3)
+    ax_grid, ax_tokens = fig.subplots(1, 2, width_ratios=[5, 3])
     grid_title = f"P = {patch_size}: {rows} x {cols} = {count} patches"
     if count <= max_labels:
         show_patch_grid(image, patch_size, ax=ax_grid, title=grid_title)

@@ -6,10 +6,19 @@ from collections.abc import Sequence
 
 import numpy as np
 import torch
+from matplotlib import rcParams
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .core import EMBEDDING_CMAP, _as_array, show_matrix, show_patch_grid, text_colour
+from .core import (
+    EMBEDDING_CMAP,
+    _as_array,
+    annotate_cells,
+    fixed_figure,
+    outline_cells,
+    show_matrix,
+    show_patch_grid,
+)
 
 __all__ = [
     "show_grid_offsets",
@@ -27,19 +36,8 @@ def _rel_cell_grid(ax: Axes, shape: tuple[int, int]) -> None:
     ax.hlines(np.arange(1, rows) - 0.5, -0.5, cols - 0.5, color="white", lw=1.5)
 
 
-def _rel_box(ax: Axes, row: int, col: int, size: tuple[int, int], **style) -> None:
-    """Outline the block of cells [row : row + rows, col : col + cols], ``size = (rows, cols)``;
-    a dashed black box unless ``style`` says otherwise (Rectangle keywords)."""
-    from matplotlib.patches import Rectangle
-
-    style = dict(fill=False, edgecolor="black", lw=2.5, ls="--", clip_on=False) | style
-    ax.add_patch(Rectangle((col - 0.5, row - 0.5), size[1], size[0], **style))
-
-
-def _rel_label(ax: Axes, row: int, col: int, text: str, offset: float, span: float, **kw) -> None:
-    """Write ``text`` in a cell coloured by ``offset`` on the diverging map, limits +-span."""
-    colour = text_colour(offset, -span, span, EMBEDDING_CMAP)
-    ax.text(col, row, text, ha="center", va="center", color=colour, **kw)
+# the dashed box around the block of cells a step keeps (outline_cells keywords)
+_DASHED_BOX = {"colour": "black", "lw": 2.5, "linestyle": "--", "clip_on": False}
 
 
 def show_relative_distances(index, figsize: tuple[float, float] = (5.2, 5.6)) -> Figure:
@@ -62,13 +60,12 @@ def show_relative_distances(index, figsize: tuple[float, float] = (5.2, 5.6)) ->
         raise ValueError(f"index must have shape (L, L), got shape {index.shape}")
     length = index.shape[0]
     span = max(length - 1, 1)
-    fig = Figure(figsize=figsize)  # fixed margins: a layout engine doubles the drawing time
-    margins = dict(left=0.14, right=0.96, top=0.9, bottom=0.1, hspace=0.55)
-    ax_table, ax_index = fig.subplots(2, 1, height_ratios=[1.0, length], gridspec_kw=margins)
-    offsets = np.arange(2 * length - 1) - (length - 1)  # (2L-1,)
-    ax_table.imshow(offsets[None, :], cmap=EMBEDDING_CMAP, vmin=-span, vmax=span, aspect="equal")
-    for m, offset in enumerate(offsets):
-        _rel_label(ax_table, 0, m, f"{offset:+d}", offset, span, fontsize=11)
+    fig = fixed_figure(figsize, left=0.14, right=0.96, top=0.9, bottom=0.1, hspace=0.55)
+    ax_table, ax_index = fig.subplots(2, 1, height_ratios=[1.0, length])
+    diverging = dict(cmap=EMBEDDING_CMAP, vmin=-span, vmax=span)
+    offsets = np.arange(2 * length - 1)[None, :] - (length - 1)  # (1, 2L-1)
+    ax_table.imshow(offsets, aspect="equal", **diverging)
+    annotate_cells(ax_table, offsets, fmt="{:+d}", fontsize=11, **diverging)
     ax_table.set_xticks(range(2 * length - 1))
     ax_table.set_yticks([])
     ax_table.set_xlabel("table row m = offset + L - 1", fontsize=10)
@@ -78,9 +75,10 @@ def show_relative_distances(index, figsize: tuple[float, float] = (5.2, 5.6)) ->
     _rel_cell_grid(ax_table, (1, 2 * length - 1))
 
     distance = index - (length - 1)  # (L, L)
-    ax_index.imshow(distance, cmap=EMBEDDING_CMAP, vmin=-span, vmax=span)
-    for (i, j), value in np.ndenumerate(index):
-        _rel_label(ax_index, i, j, f"m = {value}\n({distance[i, j]:+d})", distance[i, j], span)
+    ax_index.imshow(distance, **diverging)
+    labels = [f"m = {m}\n({d:+d})" for m, d in zip(index.ravel(), distance.ravel(), strict=True)]
+    # the text size of a plain ax.text: the rcParams default
+    annotate_cells(ax_index, distance, labels, fontsize=rcParams["font.size"], **diverging)
     ax_index.set_xticks(range(length))
     ax_index.set_yticks(range(length))
     ax_index.set_xlabel("key j")
@@ -155,11 +153,9 @@ def show_skew_steps(
         labels = [str(v) for v in range(1, length * num_offsets + 1)]
     if len(labels) < int(arrays[0].max()):
         raise ValueError(f"labels has {len(labels)} entries, the codes go up to {arrays[0].max()}")
-    # fixed margins instead of a layout engine: this figure is drawn often and the engine
-    # doubled its drawing time
-    fig = Figure(figsize=figsize)
     margins = dict(left=0.03, right=0.99, top=0.95, bottom=0.08, hspace=0.75, wspace=0.15)
-    grid = fig.add_gridspec(4, 2, height_ratios=[length, 1.4, 1.4, length + 1], **margins)
+    fig = fixed_figure(figsize, **margins)
+    grid = fig.add_gridspec(4, 2, height_ratios=[length, 1.4, 1.4, length + 1])
     cells = (grid[0, 0], grid[0, 1], grid[1, :], grid[2, :], grid[3, 0], grid[3, 1])
     axes = [fig.add_subplot(cell) for cell in cells]
     for n, (ax, (name, _), array) in enumerate(zip(axes, steps, arrays, strict=True)):
@@ -182,7 +178,7 @@ def show_skew_steps(
         ax.set_xticks(range(array.shape[1]))
         ax.set_xlabel(xlabel, fontsize=9)
         ax.set_ylabel(ylabel, fontsize=9)
-    _rel_box(axes[4], 0, length - 1, (length, length))  # the slice keeps rows :L, columns L-1:
+    outline_cells(axes[4], 0, length - 1, length, length, **_DASHED_BOX)  # rows :L, columns L-1:
     return fig
 
 
@@ -216,10 +212,8 @@ def show_grid_offsets(
     if not 0 <= highlight < grid_shape[0] * grid_shape[1]:
         last = grid_shape[0] * grid_shape[1] - 1
         raise ValueError(f"highlight must be a patch index 0 .. {last}, got {highlight}")
-    fig = Figure(figsize=figsize)  # fixed margins: a layout engine doubles the drawing time
-    ax_image, ax_rows, ax_cols = fig.subplots(
-        3, 1, gridspec_kw=dict(left=0.14, right=0.97, top=0.945, bottom=0.07, hspace=0.5)
-    )
+    fig = fixed_figure(figsize, left=0.14, right=0.97, top=0.945, bottom=0.07, hspace=0.5)
+    ax_image, ax_rows, ax_cols = fig.subplots(3, 1)
     title = f"patch {highlight + 1} (index {highlight}) is the query"
     show_patch_grid(image, patch_size, ax=ax_image, highlight=highlight, title=title)
     span = max(grid_shape) - 1
@@ -233,12 +227,11 @@ def show_grid_offsets(
         title = f"{what} offset -> {table}[offset + {size - 1}]"
         labels = dict(xlabel="patch column", ylabel="patch row")
         show_matrix(offsets, ax=ax, title=title, **labels, **diverging)
-        for (i, j), offset in np.ndenumerate(offsets):
-            text = f"{offset:+d}\n{table}[{offset + size - 1}]"
-            _rel_label(ax, i, j, text, offset, span, fontsize=8)
+        texts = [f"{offset:+d}\n{table}[{offset + size - 1}]" for offset in offsets.ravel()]
+        annotate_cells(ax, offsets, texts, cmap=EMBEDDING_CMAP, vmin=-span, vmax=span, fontsize=8)
         ax.set_xticks(range(grid_shape[1]))
         ax.set_yticks(range(grid_shape[0]))
-        _rel_box(ax, r, c, (1, 1), edgecolor="orange", lw=3, ls="-", clip_on=True)
+        outline_cells(ax, r, c)  # orange, lw 3
     return fig
 
 
@@ -276,20 +269,19 @@ def show_logit_matrices(
     if outlines is not None and len(outlines) != len(arrays):
         raise ValueError(f"need one outline (or None) per matrix, got {len(outlines)}")
     vmax = float(max(np.abs(a).max() for a in arrays)) or 1.0
-    fig = Figure(figsize=figsize)  # fixed margins: a layout engine doubles the drawing time
-    margins = dict(left=0.06, right=0.86, top=0.9, bottom=0.13, wspace=0.25)
-    axes = np.atleast_1d(fig.subplots(1, len(arrays), gridspec_kw=margins))
-    style = dict(cmap=EMBEDDING_CMAP, vmin=-vmax, vmax=vmax, annotate=True, aspect="equal")
+    fig = fixed_figure(figsize, left=0.06, right=0.86, top=0.9, bottom=0.13, wspace=0.25)
+    axes = np.atleast_1d(fig.subplots(1, len(arrays)))
+    diverging = dict(cmap=EMBEDDING_CMAP, vmin=-vmax, vmax=vmax)
     for ax, array, title in zip(axes, arrays, titles, strict=True):
-        show_matrix(array, ax=ax, fmt=fmt, title=title, xlabel="key j", ylabel="query i", **style)
+        labels = dict(title=title, xlabel="key j", ylabel="query i")
+        show_matrix(array, ax=ax, aspect="equal", **labels, **diverging)
+        annotate_cells(ax, array, fmt=fmt, fontsize=7, **diverging)
         ax.set_xticks(range(array.shape[1]))
         ax.set_yticks(range(array.shape[0]))
-        for text in ax.texts:
-            text.set_fontsize(7)
     for ax, box in zip(axes, outlines or [None] * len(arrays), strict=True):
         if box is not None:
             row, col, size = box
-            _rel_box(ax, row, col, (size, size))
+            outline_cells(ax, row, col, size, size, **_DASHED_BOX)
     cax = fig.add_axes((0.885, 0.2, 0.02, 0.62))
     fig.colorbar(axes[0].images[0], cax=cax, label=colorbar_label)
     return fig
