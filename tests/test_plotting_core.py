@@ -6,21 +6,11 @@ from matplotlib.figure import Figure
 
 import vitexplain as vx
 from vitexplain import (
-    load_mountains,
     show_embedding,
     show_image,
     show_matrix,
-    show_patch_grid,
     sinusoid_encoding,
 )
-
-
-def test_patch_grid_numbers_patches_and_picks_label_colour():
-    fig = show_patch_grid(load_mountains(), 20)
-    texts = {t.get_text(): t.get_color() for t in fig.axes[0].texts}
-    assert list(texts) == [str(n) for n in range(1, 16)]
-    assert texts["3"] == "black"  # the moon patch is bright: a dark label
-    assert texts["15"] == "white"  # the dark foreground: a light label
 
 
 def test_show_matrix_annotates_every_cell():

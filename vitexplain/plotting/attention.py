@@ -15,8 +15,8 @@ from .core import (
     axes_grid,
     outline_cells,
     show_matrix,
-    show_patch_grid,
 )
+from .patches import show_patch_grid
 
 __all__ = [
     "show_attention_heads",

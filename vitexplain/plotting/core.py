@@ -20,7 +20,6 @@ __all__ = [
     "show_embedding",
     "show_image",
     "show_matrix",
-    "show_patch_grid",
     "text_colour",
 ]
 
@@ -86,60 +85,6 @@ def show_image(
         ax.set_title(title)
     if colorbar:
         fig.colorbar(im, ax=ax, shrink=0.8)
-    return fig
-
-
-def show_patch_grid(
-    image,
-    patch_size: int,
-    ax: Axes | None = None,
-    labels: Sequence[int | str] | None = None,
-    highlight: int | None = None,
-    title: str | None = None,
-    figsize: tuple[float, float] = (6, 3.8),
-) -> Figure:
-    """Draw an image cut into P x P patches, each labelled at its centre.
-
-    A label is dark on a bright patch and light on a dark one (chosen from the patch's mean).
-
-    Args:
-        image: array of shape (H, W), values in [0, 1].
-        patch_size: side P of the patches.
-        ax: axes to draw on; a new figure when None.
-        labels: one label per patch in row-major order; 1, 2, ..., N when None.
-        highlight: 0-based index of a patch to outline in orange.
-        title: axes title.
-        figsize: size of a new figure.
-
-    Returns:
-        The figure.
-    """
-    image = _as_array(image)
-    fig = show_image(image, ax=ax, title=title, figsize=figsize)
-    ax = ax or fig.axes[0]
-    height, width = image.shape
-    rows, cols = height // patch_size, width // patch_size
-    if labels is None:
-        labels = range(1, rows * cols + 1)
-    if len(labels) != rows * cols:
-        raise ValueError(f"labels has {len(labels)} entries for {rows * cols} patches")
-    for edge in range(0, height + 1, patch_size):
-        ax.axhline(edge - 0.5, color="white", lw=1)
-    for edge in range(0, width + 1, patch_size):
-        ax.axvline(edge - 0.5, color="white", lw=1)
-    for n, label in enumerate(labels):
-        r, c = divmod(n, cols)
-        patch = image[r * patch_size : (r + 1) * patch_size, c * patch_size : (c + 1) * patch_size]
-        y, x = (r + 0.5) * patch_size - 0.5, (c + 0.5) * patch_size - 0.5
-        colour = text_colour(patch.mean(), 0, 1)
-        ax.text(
-            x, y, str(label), ha="center", va="center", fontsize=12, fontweight="bold", color=colour
-        )
-    if highlight is not None:
-        r, c = divmod(highlight, cols)
-        outline_cells(ax, r * patch_size, c * patch_size, patch_size, patch_size)
-    ax.set_xticks(np.arange(0, width + 1, patch_size) - 0.5, np.arange(0, width + 1, patch_size))
-    ax.set_yticks(np.arange(0, height + 1, patch_size) - 0.5, np.arange(0, height + 1, patch_size))
     return fig
 
 

@@ -15,8 +15,8 @@ from .core import (
     annotate_cells,
     outline_cells,
     show_matrix,
-    show_patch_grid,
 )
+from .patches import show_patch_grid
 from .position import SIMILARITY_CMAP
 
 __all__ = [

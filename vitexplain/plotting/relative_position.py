@@ -17,8 +17,8 @@ from .core import (
     fixed_figure,
     outline_cells,
     show_matrix,
-    show_patch_grid,
 )
+from .patches import show_patch_grid
 
 __all__ = [
     "show_grid_offsets",

@@ -8,7 +8,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._checks import check_image, check_int
-from .core import _as_array, annotate_cells, axes_grid, show_matrix, show_patch_grid
+from .core import _as_array, annotate_cells, axes_grid, show_matrix
+from .patches import show_patch_grid
 
 __all__ = [
     "show_attention_by_origin",
