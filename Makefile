@@ -114,12 +114,12 @@ e2e: $(STAMP)
 	VITEXPLAIN_FIGURES_DIR=$$out $(BIN)/python -m pytest -p no:cacheprovider e2e/ \
 	    --screenshot only-on-failure --output $$out/failures
 
-# Each kernel starts in the notebook's own directory (notebooks/), so a notebook writes its
-# figures to ../figures/. The script stores no timings, no widget state, merged streams and no
+# Each kernel starts in the notebook's own directory (notebooks/). A notebook saves its figures
+# only where VITEXPLAIN_FIGURES_DIR points (vx.display_figure): here, figures/. The script stores no timings, no widget state, merged streams and no
 # output for `explore` cells (live widgets): a second run changes no byte.
 figures: $(STAMP)
 ifneq ($(NOTEBOOKS),)
-	$(BIN)/python scripts/execute_notebooks.py $(NOTEBOOKS)
+	VITEXPLAIN_FIGURES_DIR=$(CURDIR)/figures $(BIN)/python scripts/execute_notebooks.py $(NOTEBOOKS)
 else
 	@echo "no notebooks/*.ipynb to execute"
 endif

@@ -1,7 +1,8 @@
 """Re-execute notebooks in place so that running it twice changes no byte (``make figures``).
 
-For each notebook: run every cell with nbclient in the notebook's own folder (so figures land in
-``../figures/``), then make the stored file independent of timing:
+For each notebook: run every cell with nbclient in the notebook's own folder (figures are saved
+only where ``VITEXPLAIN_FIGURES_DIR`` points; ``make figures`` sets it to ``figures/``), then make
+the stored file independent of timing:
 
 * no execution timings, no widget state (random widget ids);
 * consecutive stream outputs of a cell merged (the kernel splits printed text at arbitrary points);

@@ -5,8 +5,11 @@ import numpy as np
 import pytest
 
 from vitexplain import (
+    display_figure,
+    display_gif,
     figure_to_array,
     figure_to_png,
+    gif_bytes,
     load_mountains,
     save_figure,
     save_gif,
@@ -57,14 +60,40 @@ def test_figure_to_png_gives_the_bytes_save_figure_writes(tmp_path):
         figure_to_png(np.zeros((2, 2)))
 
 
-def test_figures_dir_variable_redirects_saving(tmp_path, monkeypatch):
-    """Under `make test` the notebooks' figures go to VITEXPLAIN_FIGURES_DIR, not figures/."""
+def test_display_figure_shows_alt_text_and_saves_only_when_asked(tmp_path, monkeypatch):
+    """A reader's run writes nothing; with VITEXPLAIN_FIGURES_DIR set, files are written."""
+    from IPython.core.formatters import format_display_data
+
+    published = []
+    monkeypatch.setattr(
+        "IPython.display.display", lambda obj: published.append(format_display_data(obj))
+    )
+    monkeypatch.chdir(tmp_path)
+    fig = show_image(np.zeros((4, 6)), figsize=(2, 2))
+    assert display_figure(fig, "01_x", alt="A black image of four by six pixels.") is None
+    assert list(tmp_path.iterdir()) == []  # nothing written without the variable
+    data, metadata = published[-1]
+    assert metadata == {"image/png": {"alt": "A black image of four by six pixels."}}
     monkeypatch.setenv("VITEXPLAIN_FIGURES_DIR", str(tmp_path / "fresh"))
-    fig = show_image(np.zeros((4, 6)))
-    written = save_figure(fig, tmp_path / "figures" / "01_x.png")
-    assert written == tmp_path / "fresh" / "01_x.png" and written.is_file()
-    assert not (tmp_path / "figures").exists()
-    frames = [np.zeros((8, 8, 3), np.uint8)] * 2
-    assert save_gif(frames, "figures/05_x.gif") == tmp_path / "fresh" / "05_x.gif"
-    monkeypatch.delenv("VITEXPLAIN_FIGURES_DIR")
-    assert save_figure(fig, tmp_path / "figures" / "01_x.png") == tmp_path / "figures" / "01_x.png"
+    display_figure(fig, "01_x", alt="A black image of four by six pixels.")
+    assert (tmp_path / "fresh" / "01_x.png").read_bytes() == figure_to_png(fig)
+    frames = [np.zeros((8, 8, 3), np.uint8), np.full((8, 8, 3), 255, np.uint8)]
+    display_gif(frames, "05_x", alt="Two frames: black, then white.", fps=2)
+    assert (tmp_path / "fresh" / "05_x.gif").read_bytes() == gif_bytes(frames, fps=2)
+    data, metadata = published[-1]
+    assert "image/gif" in data and metadata == {
+        "image/gif": {"alt": "Two frames: black, then white."}
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "alt", "error", "match"),
+    [
+        ("../figures/01_x.png", "A black image of four pixels.", ValueError, "bare file name"),
+        ("01_x", None, TypeError, "alt must be a str"),
+        ("01_x", "figure", ValueError, "at least 4 words"),
+    ],
+)
+def test_display_figure_refuses_bad_names_and_missing_alt(name, alt, error, match):
+    with pytest.raises(error, match=match):
+        display_figure(show_image(np.zeros((4, 6))), name, alt=alt)

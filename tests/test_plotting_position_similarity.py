@@ -3,11 +3,8 @@
 import numpy as np
 import pytest
 
-from vitexplain import (
-    SIMILARITY_CMAP,
-    load_mountains,
-    sinusoid_encoding,
-)
+from vitexplain import load_mountains, sinusoid_encoding
+from vitexplain.plotting import SIMILARITY_CMAP
 
 
 def test_similarity_figure_draws_the_matrix_and_its_rows_by_offset():

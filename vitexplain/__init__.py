@@ -1,79 +1,297 @@
 """vitexplain: the code behind a notebook series on how Vision Transformers work.
 
-Every public name is importable from here (``import vitexplain as vx; vx.patchify(...)``); each
-lives in the module of the notebook that introduces it, and ``__all__`` is the union of those
-modules' ``__all__``. The figure functions (``vitexplain.plotting``, ``vitexplain.explore``) load
-matplotlib, so they are imported on first use (PEP 562), not by ``import vitexplain``.
+Every public name is importable from here (``import vitexplain as vx; vx.patchify(...)``) and
+lives in the module of the notebook that introduces it; the imports below say which. The figure
+functions (``vitexplain.plotting``) and the sliders (``vitexplain.explore``) load matplotlib, so
+they are imported on first use (PEP 562), not by ``import vitexplain``; editors and type checkers
+read them from the ``TYPE_CHECKING`` block.
 """
 
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
+from typing import TYPE_CHECKING
 
-from . import attention as _attention
-from . import data as _data
-from . import errata as _errata
-from . import inspection as _inspection
-from . import learned_position as _learned_position
-from . import patches as _patches
-from . import position as _position
-from . import relative_position as _relative_position
-from . import scramble as _scramble
-from . import t2t as _t2t
-from . import torch_modules as _torch_modules
-from . import training as _training
-from . import unfold as _unfold
-from . import vit as _vit
+from .attention import Attention, attention
+from .data import load_mountains, mountain_at_dusk, save_mountains
+from .errata import articles_rel_pos_2d
+from .inspection import (
+    attention_by_origin,
+    check_shape,
+    class_token_attention,
+    count_parameters,
+    trace_shapes,
+)
+from .learned_position import (
+    grid_neighbours,
+    grid_similarity,
+    neighbour_contrast,
+    neighbour_wins,
+    position_targets,
+    token_position_logits,
+    train_where_am_i,
+)
+from .patches import (
+    PatchEmbed,
+    one_hot_patch_kernels,
+    patchify,
+    patchify_by_conv,
+    patchify_by_slicing,
+    scramble_patches,
+    unpatchify,
+)
+from .position import (
+    clock_frequencies,
+    clock_pairs,
+    clock_periods,
+    embedding_similarity,
+    relative_rotation,
+    resize_pos_embed,
+    sinusoid_encoding,
+    sinusoid_encoding_2d,
+    toeplitz_error,
+)
+from .relative_position import (
+    AbsPosEmb1D,
+    RelPosEmb1D,
+    RelPosEmb2D,
+    attention_with_position,
+    grid_offsets,
+    relative_index,
+    relative_to_absolute,
+    skew_steps,
+)
+from .scramble import make_scramble_dataset
+from .t2t import T2TModule, T2TViT, TokenAttention, TokenTransformer, soft_split
+from .torch_modules import (
+    patch_embed_to_conv,
+    to_torch_encoder_layer,
+    to_torch_multihead_attention,
+)
+from .training import evaluate, train_classifier
+from .unfold import count_tokens, fold_tokens, overlap_count, soft_split_boxes
+from .vit import Block, Mlp, ViT
+
+if TYPE_CHECKING:  # imported on first use at run time (see __getattr__)
+    from . import exercises
+    from .explore import interact_figure
+    from .plotting import (
+        display_figure,
+        display_gif,
+        figure_to_array,
+        figure_to_png,
+        gif_bytes,
+        save_figure,
+        save_gif,
+        show_attention_by_origin,
+        show_attention_heads,
+        show_class_token_attention,
+        show_clock_explorer,
+        show_clocks,
+        show_columns,
+        show_embedding,
+        show_embedding_bases,
+        show_fold_reconstruction,
+        show_frequencies,
+        show_grid_offsets,
+        show_grid_similarity,
+        show_image,
+        show_logit_matrices,
+        show_matrices,
+        show_matrix,
+        show_padded_token,
+        show_patch_and_token,
+        show_patch_grid,
+        show_position_similarity,
+        show_relative_distances,
+        show_resized_embedding,
+        show_scramble_examples,
+        show_scrambled_patches,
+        show_similarity,
+        show_skew_steps,
+        show_softsplit_coverage,
+        show_softsplit_explorer,
+        show_softsplit_frame,
+        show_table_bands,
+        show_token_matrix,
+        show_tokenization,
+        show_tokens_plus_embedding,
+        show_training_curves,
+        softsplit_frames,
+    )
 
 __version__ = "0.1.0"
 
-# Modules whose names are re-exported eagerly: torch, numpy and einops only.
-_EAGER: tuple[ModuleType, ...] = (
-    _data,
-    _unfold,
-    _patches,
-    _attention,
-    _position,
-    _relative_position,
-    _errata,
-    _vit,
-    _t2t,
-    _training,
-    _scramble,
-    _inspection,
-    _learned_position,
-    _torch_modules,
-)
-# Modules that import matplotlib (or ipywidgets): loaded when one of their names is first used.
-_LAZY: tuple[str, ...] = ("plotting", "explore")
-# Subpackages reached as attributes: ``vx.exercises.check(...)``.
-_SUBPACKAGES: tuple[str, ...] = ("exercises",)
+# Names loaded on first use, by the module that holds them (it imports matplotlib or ipywidgets).
+_LAZY_NAMES: dict[str, tuple[str, ...]] = {
+    "explore": ("interact_figure",),
+    "plotting": (
+        "display_figure",
+        "display_gif",
+        "figure_to_array",
+        "figure_to_png",
+        "gif_bytes",
+        "save_figure",
+        "save_gif",
+        "show_attention_by_origin",
+        "show_attention_heads",
+        "show_class_token_attention",
+        "show_clock_explorer",
+        "show_clocks",
+        "show_columns",
+        "show_embedding",
+        "show_embedding_bases",
+        "show_fold_reconstruction",
+        "show_frequencies",
+        "show_grid_offsets",
+        "show_grid_similarity",
+        "show_image",
+        "show_logit_matrices",
+        "show_matrices",
+        "show_matrix",
+        "show_padded_token",
+        "show_patch_and_token",
+        "show_patch_grid",
+        "show_position_similarity",
+        "show_relative_distances",
+        "show_resized_embedding",
+        "show_scramble_examples",
+        "show_scrambled_patches",
+        "show_similarity",
+        "show_skew_steps",
+        "show_softsplit_coverage",
+        "show_softsplit_explorer",
+        "show_softsplit_frame",
+        "show_table_bands",
+        "show_token_matrix",
+        "show_tokenization",
+        "show_tokens_plus_embedding",
+        "show_training_curves",
+        "softsplit_frames",
+    ),
+}
+_LAZY_MODULES = ("exercises", "explore", "plotting")
 
-for _module in _EAGER:
-    globals().update({name: getattr(_module, name) for name in _module.__all__})
-del _module
-
-
-def _lazy_module(name: str) -> ModuleType:
-    return importlib.import_module(f".{name}", __name__)
+# What a reader uses. Building blocks of the figures (axes helpers, colour constants) stay in
+# vitexplain.plotting, module internals in their modules.
+__all__ = [
+    "AbsPosEmb1D",
+    "articles_rel_pos_2d",
+    "attention",
+    "Attention",
+    "attention_by_origin",
+    "attention_with_position",
+    "Block",
+    "check_shape",
+    "class_token_attention",
+    "clock_frequencies",
+    "clock_pairs",
+    "clock_periods",
+    "count_parameters",
+    "count_tokens",
+    "display_figure",
+    "display_gif",
+    "embedding_similarity",
+    "evaluate",
+    "exercises",
+    "figure_to_array",
+    "figure_to_png",
+    "fold_tokens",
+    "gif_bytes",
+    "grid_neighbours",
+    "grid_offsets",
+    "grid_similarity",
+    "interact_figure",
+    "load_mountains",
+    "make_scramble_dataset",
+    "Mlp",
+    "mountain_at_dusk",
+    "neighbour_contrast",
+    "neighbour_wins",
+    "one_hot_patch_kernels",
+    "overlap_count",
+    "patch_embed_to_conv",
+    "PatchEmbed",
+    "patchify",
+    "patchify_by_conv",
+    "patchify_by_slicing",
+    "position_targets",
+    "relative_index",
+    "relative_rotation",
+    "relative_to_absolute",
+    "RelPosEmb1D",
+    "RelPosEmb2D",
+    "resize_pos_embed",
+    "save_figure",
+    "save_gif",
+    "save_mountains",
+    "scramble_patches",
+    "show_attention_by_origin",
+    "show_attention_heads",
+    "show_class_token_attention",
+    "show_clock_explorer",
+    "show_clocks",
+    "show_columns",
+    "show_embedding",
+    "show_embedding_bases",
+    "show_fold_reconstruction",
+    "show_frequencies",
+    "show_grid_offsets",
+    "show_grid_similarity",
+    "show_image",
+    "show_logit_matrices",
+    "show_matrices",
+    "show_matrix",
+    "show_padded_token",
+    "show_patch_and_token",
+    "show_patch_grid",
+    "show_position_similarity",
+    "show_relative_distances",
+    "show_resized_embedding",
+    "show_scramble_examples",
+    "show_scrambled_patches",
+    "show_similarity",
+    "show_skew_steps",
+    "show_softsplit_coverage",
+    "show_softsplit_explorer",
+    "show_softsplit_frame",
+    "show_table_bands",
+    "show_token_matrix",
+    "show_tokenization",
+    "show_tokens_plus_embedding",
+    "show_training_curves",
+    "sinusoid_encoding",
+    "sinusoid_encoding_2d",
+    "skew_steps",
+    "soft_split",
+    "soft_split_boxes",
+    "softsplit_frames",
+    "T2TModule",
+    "T2TViT",
+    "to_torch_encoder_layer",
+    "to_torch_multihead_attention",
+    "toeplitz_error",
+    "token_position_logits",
+    "TokenAttention",
+    "TokenTransformer",
+    "trace_shapes",
+    "train_classifier",
+    "train_where_am_i",
+    "unpatchify",
+    "ViT",
+]
 
 
 def __getattr__(name: str) -> object:
-    if name == "__all__":
-        names = {n for m in _EAGER for n in m.__all__}
-        names.update(n for m in _LAZY for n in _lazy_module(m).__all__)
-        return sorted(names, key=str.lower)
-    if name in _LAZY or name in _SUBPACKAGES:
-        return _lazy_module(name)
-    for module_name in _LAZY:
-        module = _lazy_module(module_name)
-        if name in module.__all__:
-            value = getattr(module, name)
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    for module_name, names in _LAZY_NAMES.items():
+        if name in names:
+            value = getattr(importlib.import_module(f".{module_name}", __name__), name)
             globals()[name] = value  # later look-ups skip __getattr__
             return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__getattr__("__all__")) | set(_SUBPACKAGES))
+    return sorted({*globals(), *__all__, *_LAZY_MODULES})

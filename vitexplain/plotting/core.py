@@ -11,6 +11,7 @@ from matplotlib.figure import Figure
 
 __all__ = [
     "annotate_cells",
+    "ATTENTION_CMAP",
     "axes_grid",
     "fixed_figure",
     "outline_cells",
@@ -20,11 +21,15 @@ __all__ = [
     "show_embedding",
     "show_image",
     "show_matrix",
+    "SIMILARITY_CMAP",
     "text_colour",
 ]
 
-PICTURE_CMAP = "Purples_r"
-EMBEDDING_CMAP = "RdBu_r"
+# One colour convention per quantity, in every notebook.
+PICTURE_CMAP = "Purples_r"  # the picture and its tokens: grey level 0 dark, 1 bright
+EMBEDDING_CMAP = "RdBu_r"  # signed values (embeddings, logits): limits symmetric about 0
+ATTENTION_CMAP = "magma"  # attention weights: bright = large, limits from 0
+SIMILARITY_CMAP = "cividis"  # cosine similarity between position embeddings
 
 
 def _as_array(data) -> np.ndarray:

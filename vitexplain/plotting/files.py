@@ -1,8 +1,10 @@
-"""Figures to files and bytes: deterministic PNG, a small GIF, and where a notebook's figures go.
+"""Figures to bytes, to the screen and to files: deterministic PNG, a small GIF, alt text.
 
-``save_figure`` and ``save_gif`` write where the notebook asks (``../figures/NN_name.png``) unless
-the environment variable ``VITEXPLAIN_FIGURES_DIR`` names another folder: ``make test`` sets it, so
-that running the notebooks under test never rewrites the committed figures.
+A notebook shows each figure with :func:`display_figure` (or :func:`display_gif`): the figure is
+displayed with its alt text and written to a file only when the environment variable
+``VITEXPLAIN_FIGURES_DIR`` names a folder (``make figures`` and ``make test`` set it), so running a
+notebook writes nothing the reader did not ask for. ``save_figure`` and ``save_gif`` write where
+they are told, for a reader who wants a file.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ import numpy as np
 from matplotlib.figure import Figure
 
 __all__ = [
-    "figure_path",
+    "display_figure",
+    "display_gif",
     "FIGURES_DIR_VARIABLE",
     "figure_to_array",
     "figure_to_png",
+    "gif_bytes",
     "save_figure",
     "save_gif",
 ]
@@ -41,27 +45,83 @@ def figure_to_array(fig: Figure) -> np.ndarray:
 
 
 FIGURES_DIR_VARIABLE = "VITEXPLAIN_FIGURES_DIR"
+"""The environment variable naming the folder :func:`display_figure` also saves into."""
+
+_MIN_ALT_WORDS = 4
 
 
-def figure_path(path: str | Path) -> Path:
-    """Where a figure meant for ``path`` is written: ``path`` itself, or, when the environment
-    variable ``VITEXPLAIN_FIGURES_DIR`` is set, a file of the same name in that folder.
+def _figures_dir() -> Path | None:
+    folder = os.environ.get(FIGURES_DIR_VARIABLE)
+    return Path(folder) if folder else None
 
-    ``make test`` sets the variable, so the notebooks it runs leave ``figures/`` untouched and
-    their figures can be compared with the committed ones; ``make figures`` does not set it.
+
+def _check_display_args(name: object, alt: object) -> tuple[str, str]:
+    if not isinstance(name, str) or not name or Path(name).name != name or "." in name:
+        raise ValueError(
+            f"name must be a bare file name without folder or suffix, such as '01_token12', "
+            f"got {name!r}"
+        )
+    if not isinstance(alt, str):
+        raise TypeError(f"alt must be a str (a sentence saying what the figure shows), got {alt!r}")
+    if len(alt.split()) < _MIN_ALT_WORDS:
+        raise ValueError(
+            f"alt must say what the figure shows in at least {_MIN_ALT_WORDS} words, got {alt!r}"
+        )
+    return name, alt
+
+
+def _show(data: bytes, image_format: str, alt: str) -> None:
+    from IPython.display import Image, display
+
+    display(Image(data=data, format=image_format, alt=alt))
+
+
+def display_figure(fig: Figure, name: str, *, alt: str, dpi: int = 100) -> None:
+    """Show a figure in the notebook, with alt text; save it only when asked to.
+
+    The figure is rendered once, to the PNG bytes :func:`figure_to_png` makes, and displayed as
+    that image with ``alt`` in its output metadata (``{"image/png": {"alt": ...}}``), which
+    nbconvert writes into the ``<img alt=...>`` of the static site. Nothing is written to disk
+    unless the environment variable ``VITEXPLAIN_FIGURES_DIR`` names a folder: then the same bytes
+    go to ``<folder>/<name>.png`` (``make figures`` points it at ``figures/``, ``make test`` at a
+    temporary folder). A reader running a notebook in JupyterLab, or from a pip install, gets
+    the figure on screen and no file.
 
     Args:
-        path: the file a notebook asks for, e.g. ``"../figures/01_token12.png"``.
-
-    Returns:
-        The path to write; its parent folder exists.
+        fig: the figure.
+        name: file name without folder or suffix, e.g. ``"01_token12"``.
+        alt: a sentence saying what the figure shows and what to notice in it.
+        dpi: resolution of the PNG.
     """
-    path = Path(path)
-    folder = os.environ.get(FIGURES_DIR_VARIABLE)
-    if folder:
-        path = Path(folder) / path.name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return path
+    name, alt = _check_display_args(name, alt)
+    png = figure_to_png(fig, dpi=dpi)
+    folder = _figures_dir()
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{name}.png").write_bytes(png)
+    _show(png, "png", alt)
+
+
+def display_gif(frames: Sequence[np.ndarray], name: str, *, alt: str, fps: float = 10.0) -> None:
+    """Show an animation in the notebook, with alt text, from memory; save it only when asked to.
+
+    Like :func:`display_figure`: the GIF is built in memory (:func:`gif_bytes`), displayed as an
+    ``image/gif`` output with ``alt`` in its metadata, and written to
+    ``$VITEXPLAIN_FIGURES_DIR/<name>.gif`` only when that variable is set.
+
+    Args:
+        frames: uint8 arrays of shape (H, W, 3), all the same shape.
+        name: file name without folder or suffix, e.g. ``"05_softsplit"``.
+        alt: a sentence saying what the animation shows and what to notice in it.
+        fps: frames per second.
+    """
+    name, alt = _check_display_args(name, alt)
+    data = gif_bytes(frames, fps=fps)
+    folder = _figures_dir()
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{name}.gif").write_bytes(data)
+    _show(data, "gif", alt)
 
 
 def save_figure(fig: Figure, path: str | Path, dpi: int = 100) -> Path:
@@ -69,22 +129,24 @@ def save_figure(fig: Figure, path: str | Path, dpi: int = 100) -> Path:
 
     Args:
         fig: the figure.
-        path: file to write (redirected by :func:`figure_path` when ``VITEXPLAIN_FIGURES_DIR`` is
-            set); parent folders are created.
+        path: file to write (``.png``); parent folders are created.
         dpi: resolution.
 
     Returns:
         The path written.
     """
-    if Path(path).suffix != ".png":
+    if not isinstance(path, str | Path):
+        raise TypeError(f"path must be a str or Path, got {type(path).__name__}")
+    path = Path(path)
+    if path.suffix.lower() != ".png":
         raise ValueError(f"save_figure writes PNG files, got path {str(path)!r}")
-    path = figure_path(path)
-    fig.savefig(path, dpi=dpi, metadata={"Software": None})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(figure_to_png(fig, dpi=dpi))
     return path
 
 
-def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 10.0) -> Path:
-    """Write frames as a looping GIF with one shared palette.
+def gif_bytes(frames: Sequence[np.ndarray], fps: float = 10.0) -> bytes:
+    """Encode frames as a looping GIF with one shared palette, in memory.
 
     The palette (at most 256 colours, no dithering) is taken from a sample of the frames (up to
     eight, evenly spaced, first and last included, at half resolution), so colours that appear
@@ -94,13 +156,13 @@ def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 10.0) 
     Args:
         frames: uint8 arrays of shape (H, W, 3), all the same shape (e.g. from
             :func:`figure_to_array`).
-        path: file to write (redirected by :func:`figure_path` when ``VITEXPLAIN_FIGURES_DIR`` is
-            set); parent folders are created.
         fps: frames per second.
 
     Returns:
-        The path written.
+        The GIF file's bytes.
     """
+    from io import BytesIO
+
     from PIL import Image
 
     if len(frames) == 0:
@@ -110,7 +172,6 @@ def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 10.0) 
         raise ValueError(f"frames must all have one shape (H, W, 3), got shapes {sorted(shapes)}")
     if fps <= 0:
         raise ValueError(f"fps must be positive, got {fps}")
-    path = figure_path(path)
     sample = np.linspace(0, len(frames) - 1, min(len(frames), 8)).round().astype(int)
     stacked = np.concatenate([np.asarray(frames[i], dtype=np.uint8)[::2, ::2] for i in sample])
     palette = Image.fromarray(stacked).quantize(colors=256, dither=Image.Dither.NONE)
@@ -122,9 +183,32 @@ def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 10.0) 
     ]
     # Written as paletted frames: converting them back to RGB made the writer quantise each
     # frame again (two thirds of the time). Pillow stores each frame as its change to the last.
+    buffer = BytesIO()
     indexed[0].save(
-        path, format="GIF", save_all=True, append_images=indexed[1:], duration=1000 / fps, loop=0
+        buffer, format="GIF", save_all=True, append_images=indexed[1:], duration=1000 / fps, loop=0
     )
+    return buffer.getvalue()
+
+
+def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 10.0) -> Path:
+    """Write frames as a looping GIF (the bytes of :func:`gif_bytes`).
+
+    Args:
+        frames: uint8 arrays of shape (H, W, 3), all the same shape.
+        path: file to write (``.gif``); parent folders are created.
+        fps: frames per second.
+
+    Returns:
+        The path written.
+    """
+    if not isinstance(path, str | Path):
+        raise TypeError(f"path must be a str or Path, got {type(path).__name__}")
+    path = Path(path)
+    if path.suffix.lower() != ".gif":
+        raise ValueError(f"save_gif writes GIF files, got path {str(path)!r}")
+    data = gif_bytes(frames, fps=fps)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
     return path
 
 

@@ -25,7 +25,6 @@ from .core import (
 
 __all__ = [
     "POSITION_CMAP",
-    "SIMILARITY_CMAP",
     "show_columns",
     "show_embedding_bases",
     "show_frequencies",
@@ -34,7 +33,6 @@ __all__ = [
 ]
 
 POSITION_CMAP = "viridis"  # the colour of a position along the sequence (the clocks)
-SIMILARITY_CMAP = "cividis"  # cosine similarity, in every figure of notebook 03
 
 
 def _base_label(base: float) -> str:

@@ -11,13 +11,13 @@ from matplotlib.figure import Figure
 
 from .core import (
     EMBEDDING_CMAP,
+    SIMILARITY_CMAP,
     _as_array,
     annotate_cells,
     outline_cells,
     show_matrix,
 )
 from .patches import show_patch_grid
-from .position import SIMILARITY_CMAP
 
 __all__ = [
     "show_grid_similarity",
