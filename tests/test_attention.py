@@ -50,10 +50,13 @@ def test_fused_and_explicit_paths_agree(heads):
     attn = Attention(64, num_heads=heads, qkv_bias=True)
     x = torch.randn(3, 15, 64)
     fused = attn(x)
-    explicit, weights = attn(x, return_attention=True)
+    attn.fused = False
+    explicit = attn(x)
     assert torch.allclose(fused, explicit, atol=1e-6)
-    assert weights.shape == (3, heads, 15, 15)
-    assert torch.allclose(weights.sum(-1), torch.ones(3, heads, 15))
+    weights = attn.attention_weights(x)
+    q, k, _ = attn.qkv(x).view(3, 15, 3, heads, 64 // heads).permute(2, 0, 3, 1, 4)
+    expected = torch.softmax(q @ k.transpose(-2, -1) / (64 // heads) ** 0.5, dim=-1)
+    assert weights.shape == (3, heads, 15, 15) and torch.allclose(weights, expected, atol=1e-6)
 
 
 def test_attention_is_permutation_equivariant():

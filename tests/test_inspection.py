@@ -9,6 +9,7 @@ from vitexplain import (
     T2TViT,
     ViT,
     attention_by_origin,
+    attention_maps,
     check_shape,
     class_token_attention,
     count_parameters,
@@ -58,15 +59,44 @@ def test_class_token_attention_is_row_zero_of_the_softmax():
     assert (got.sum(-1) < 1).all()  # the rest goes to the class token itself
 
 
+def _attention_by_hand(vit: ViT, x: torch.Tensor) -> list[torch.Tensor]:
+    """Every block's attention weights, by walking the ViT's forward pass by hand."""
+    heads = vit.blocks[0].attn.num_heads
+    with torch.no_grad():
+        z = torch.cat([vit.cls_token.expand(len(x), -1, -1), vit.patch_embed(x)], dim=1)
+        z = z + vit.pos_embed  # (B, N+1, D)
+        maps = []
+        for block in vit.blocks:
+            b, n, d = z.shape
+            qkv = block.attn.qkv(block.norm1(z)).view(b, n, 3, heads, d // heads)
+            q, k = qkv.permute(2, 0, 3, 1, 4)[:2]  # (B, h, N+1, d) each
+            maps.append(torch.softmax(q @ k.transpose(-2, -1) * block.attn.scale, dim=-1))
+            z = block(z)
+    return maps
+
+
+def test_attention_maps_reads_every_block_by_hooks_and_leaves_no_hook():
+    torch.manual_seed(0)
+    vit = ViT((20, 20), 10, embed_dim=8, depth=3, num_heads=2)  # train mode
+    x = torch.rand(2, 1, 20, 20)
+    maps = attention_maps(vit, x)
+    expected = _attention_by_hand(vit.eval(), x)
+    assert len(maps) == 3 and all(m.shape == (2, 2, 5, 5) for m in maps)
+    assert all(torch.allclose(m, e, atol=1e-6) for m, e in zip(maps, expected, strict=True))
+    assert all(not block.attn._forward_hooks for block in vit.blocks)
+    t2t = T2TViT((28, 28), embed_dim=8, depth=1, token_dim=4)
+    assert [m.shape[-1] for m in attention_maps(t2t, torch.rand(1, 1, 28, 28))] == [49, 16, 5]
+    with pytest.raises(ValueError, match="holds no vitexplain Attention"):
+        attention_maps(torch.nn.Linear(2, 2), torch.rand(1, 2))
+
+
 def test_class_token_attention_picks_the_block_and_keeps_the_mode():
     torch.manual_seed(0)
     vit = ViT((20, 20), 10, embed_dim=8, depth=2, num_heads=2)  # train mode
     x = torch.rand(2, 1, 20, 20)
-    with torch.no_grad():
-        _, weights = vit.eval()(x, return_attention=True)
-    vit.train()
-    assert torch.equal(class_token_attention(vit, x, block=0), weights[0][:, :, 0, 1:])
-    assert torch.equal(class_token_attention(vit, x, block=-1), weights[1][:, :, 0, 1:])
+    weights = _attention_by_hand(vit, x)
+    assert torch.allclose(class_token_attention(vit, x, block=0), weights[0][:, :, 0, 1:])
+    assert torch.allclose(class_token_attention(vit, x, block=-1), weights[1][:, :, 0, 1:])
     assert vit.training
     with pytest.raises(ValueError, match="block 2 does not exist: the model has 2 blocks"):
         class_token_attention(vit, x, block=2)

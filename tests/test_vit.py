@@ -6,6 +6,7 @@ from torch import nn
 from vitexplain import (
     Mlp,
     ViT,
+    attention_maps,
     scramble_patches,
     sinusoid_encoding,
 )
@@ -29,8 +30,9 @@ def _small_vit(**kwargs) -> ViT:
 def test_vit_walks_175_tokens_as_176():
     vit = ViT((100, 28), 4, embed_dim=32, depth=1, num_heads=2)  # 25 x 7 = 175 patches
     assert vit.num_tokens == 175 and vit.pos_embed.shape == (1, 176, 32)
-    logits, weights = vit(torch.randn(13, 1, 100, 28), return_attention=True)
-    assert logits.shape == (13, 1) and weights[0].shape == (13, 2, 176, 176)
+    logits = vit(torch.randn(13, 1, 100, 28))
+    assert logits.shape == (13, 1)
+    assert attention_maps(vit, torch.randn(13, 1, 100, 28))[0].shape == (13, 2, 176, 176)
 
 
 def test_vit_structure_and_initialisation():
@@ -57,19 +59,20 @@ def test_vit_structure_and_initialisation():
     assert abs(vit.cls_token.std().item() - 0.02) < 0.004
     assert torch.equal(vit.head.bias, torch.zeros(1))
     assert torch.equal(vit.norm.weight, torch.ones(768))
-    assert torch.equal(_small_vit(use_pos_embed=False).pos_embed, torch.zeros(1, 16, 64))
+    blind = _small_vit(pos_embed="none")
+    assert blind.pos_embed is None and "pos_embed" not in blind.state_dict()
 
 
 def test_vit_without_position_cannot_tell_scrambled_mountain(mountain):
     order = np.random.default_rng(21).permutation(15)
     scrambled = torch.tensor(scramble_patches(mountain[0, 0].numpy(), 20, order))[None, None]
     with torch.no_grad():
-        blind = _small_vit(use_pos_embed=False, num_classes=3)
+        blind = _small_vit(pos_embed="none", num_classes=3)
         for p in blind.parameters():  # weights large enough for position to matter visibly
             nn.init.normal_(p, std=0.2)
         assert torch.allclose(blind(mountain), blind(scrambled), atol=1e-6)
         seeing = _small_vit(num_classes=3)
-        seeing.load_state_dict({**blind.state_dict(), "pos_embed": seeing.pos_embed})
+        seeing.load_state_dict({**blind.state_dict(), "pos_embed": seeing.pos_embed}, strict=True)
         assert (seeing(mountain) - seeing(scrambled)).abs().max() > 1e-3
 
 
@@ -118,7 +121,7 @@ def test_learned_pos_embed_is_a_timm_initialised_parameter():
     assert table.grad is not None and not torch.equal(table.detach(), before)
 
 
-def test_pos_embed_kinds_and_use_pos_embed():
+def test_pos_embed_kinds():
     torch.manual_seed(0)
     fixed = _small_vit()
     torch.manual_seed(0)
@@ -129,17 +132,16 @@ def test_pos_embed_kinds_and_use_pos_embed():
     assert all(
         torch.equal(v, theirs[k]) for k, v in learned.state_dict().items() if k != "pos_embed"
     )
-    blind = _small_vit(pos_embed="learned", use_pos_embed=False)
-    assert torch.equal(blind.pos_embed, torch.zeros(1, 16, 64))
-    assert not any(p is blind.pos_embed for p in blind.parameters())
+    torch.manual_seed(0)
+    blind = _small_vit(pos_embed="none")
+    assert blind.pos_embed is None
+    assert set(fixed.state_dict()) - set(blind.state_dict()) == {"pos_embed"}
     extra = sum(p.numel() for p in learned.parameters()) - sum(
         p.numel() for p in fixed.parameters()
     )
     assert extra == 16 * 64
     with pytest.raises(ValueError, match="'2d'"):
         _small_vit(pos_embed="2d")
-    with pytest.raises(TypeError, match="use_pos_embed"):
-        _small_vit(use_pos_embed=1)
 
 
 def test_forward_features_feeds_the_head():

@@ -17,6 +17,7 @@ from .data import load_mountains, mountain_at_dusk, save_mountains
 from .errata import articles_rel_pos_2d
 from .inspection import (
     attention_by_origin,
+    attention_maps,
     check_shape,
     class_token_attention,
     count_parameters,
@@ -180,6 +181,7 @@ __all__ = [
     "attention",
     "Attention",
     "attention_by_origin",
+    "attention_maps",
     "attention_with_position",
     "Block",
     "check_shape",

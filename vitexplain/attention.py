@@ -65,8 +65,10 @@ class Attention(nn.Module):
         num_heads: number of heads h; must divide ``dim``.
         qkv_bias: whether ``qkv`` has a bias.
         qk_scale: factor on the logits; head_dim ** -0.5 when None.
-        fused: use ``F.scaled_dot_product_attention`` in ``forward`` (the explicit path is taken
-            anyway when the weights are asked for).
+        fused: use ``F.scaled_dot_product_attention`` in ``forward``; False takes the explicit
+            path, :func:`vitexplain.attention` (the same numbers to float precision). The weights
+            are read by :meth:`attention_weights`, or for a whole model by
+            :func:`vitexplain.attention_maps`.
         out_dim: length of q, k, v and of the output; ``dim`` when None. T2T-ViT's token
             attention (:class:`vitexplain.TokenAttention`) makes it differ from ``dim``.
         value_skip: add the values v to the output (T2T's skip connection, which works when
@@ -98,31 +100,46 @@ class Attention(nn.Module):
         self.qkv = nn.Linear(dim, 3 * inner, bias=qkv_bias)
         self.proj = nn.Linear(inner, inner)
 
-    def forward(
-        self, x: torch.Tensor, return_attention: bool = False
-    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
-        """Attend every token to every token.
-
-        Args:
-            x: tokens, shape (B, N, D).
-            return_attention: also return the attention weights (explicit path).
-
-        Returns:
-            out of shape (B, N, out_dim), or (out, weights) with weights of shape (B, h, N, N).
-        """
+    def _heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(B, N, D) tokens -> q, k, v, each (B, h, N, d)."""
         x = check_tensor("x", x, ndim=3)
         if x.shape[-1] != self.dim:
             raise ValueError(
                 f"x has token length {x.shape[-1]}, but the module was built for dim={self.dim}"
             )
-        # (B, N, 3D) -> three tensors (B, h, N, d)
-        q, k, v = rearrange(self.qkv(x), "b n (qkv h d) -> qkv b h n d", qkv=3, h=self.num_heads)
-        if self.fused and not return_attention:
+        # (B, N, 3 h d) -> three tensors (B, h, N, d)
+        return rearrange(self.qkv(x), "b n (qkv h d) -> qkv b h n d", qkv=3, h=self.num_heads)
+
+    def attention_weights(self, x: torch.Tensor) -> torch.Tensor:
+        """The weights this module gives every pair of tokens: softmax(q k^T * scale).
+
+        :func:`vitexplain.attention_maps` calls it from a forward hook, on the input the module
+        received, to read a model's attention from outside.
+
+        Args:
+            x: tokens, shape (B, N, D).
+
+        Returns:
+            Tensor of shape (B, h, N, N); row i is token i's distribution over the N keys.
+        """
+        q, k, _ = self._heads(x)  # (B, h, N, d) each
+        return (q @ k.transpose(-2, -1) * self.scale).softmax(dim=-1)  # (B, h, N, N)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Attend every token to every token.
+
+        Args:
+            x: tokens, shape (B, N, D).
+
+        Returns:
+            Tensor of shape (B, N, out_dim).
+        """
+        q, k, v = self._heads(x)  # (B, h, N, d) each
+        if self.fused:
             out = F.scaled_dot_product_attention(q, k, v, scale=self.scale)  # (B, h, N, d)
-            weights = None
         else:
-            out, weights = attention(q, k, v, scale=self.scale)  # (B, h, N, d), (B, h, N, N)
-        out = self.proj(rearrange(out, "b h n d -> b n (h d)"))  # (B, N, D)
+            out, _ = attention(q, k, v, scale=self.scale)  # (B, h, N, d)
+        out = self.proj(rearrange(out, "b h n d -> b n (h d)"))  # (B, N, out_dim)
         if self.value_skip:  # T2T's token attention: the values v are the skip connection
             out = rearrange(v, "b h n d -> b n (h d)") + out  # (B, N, out_dim)
-        return (out, weights) if return_attention else out
+        return out

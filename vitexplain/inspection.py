@@ -1,4 +1,4 @@
-"""Looking inside a model (notebooks 05, 06): shapes on the way, parameters, attention weights."""
+"""Looking inside a model (notebooks 05, 06, 08): shapes on the way, parameters, attention maps."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ import torch
 from torch import nn
 
 from ._checks import check_int, check_module, check_size2, check_tensor
+from .attention import Attention
 
 __all__ = [
     "attention_by_origin",
+    "attention_maps",
     "check_shape",
     "class_token_attention",
     "count_parameters",
@@ -50,12 +52,50 @@ def check_shape(
 
 
 @torch.no_grad()
+def attention_maps(model: nn.Module, x: torch.Tensor) -> list[torch.Tensor]:
+    """The attention weights of every attention layer of a model, read from outside by hooks.
+
+    A forward hook on each :class:`vitexplain.Attention` (``Block.attn``, T2T's token
+    attentions) takes the tokens the layer received and computes its weights with the layer's
+    own projection and scale (:meth:`Attention.attention_weights`); the model runs once, in eval
+    mode, unchanged (the idea of vit-pytorch's ``Recorder``). The hooks are removed afterwards,
+    and the model's training flag is restored.
+
+    Args:
+        model: any module holding :class:`vitexplain.Attention` layers, e.g. a ``ViT``.
+        x: the model's input, e.g. images of shape (B, C, H, W).
+
+    Returns:
+        One tensor per attention layer, in the order the layers ran: shape (B, h, N, N), rows
+        summing to 1 (for a ViT, N counts the class token, which comes first).
+    """
+    model = check_module("model", model)
+    x = check_tensor("x", x)
+    layers = [m for m in model.modules() if isinstance(m, Attention)]
+    if not layers:
+        raise ValueError(f"model ({type(model).__name__}) holds no vitexplain Attention layer")
+    maps: list[torch.Tensor] = []
+
+    def record(layer: Attention, inputs: tuple[torch.Tensor, ...], _output: torch.Tensor) -> None:
+        maps.append(layer.attention_weights(inputs[0]))  # (B, h, N, N)
+
+    handles = [layer.register_forward_hook(record) for layer in layers]
+    was_training = model.training
+    try:
+        model.eval()
+        model(x)
+    finally:
+        model.train(was_training)
+        for handle in handles:
+            handle.remove()
+    return maps
+
+
 def class_token_attention(model: nn.Module, images: torch.Tensor, block: int = -1) -> torch.Tensor:
     """How much the class token attends to each patch token, in one block of a ViT.
 
     Args:
-        model: a ViT whose ``forward(x, return_attention=True)`` returns
-            ``(logits, [weights (B, h, N+1, N+1) per block])``, the class token first.
+        model: a ViT (its class token first), read by :func:`attention_maps`.
         images: shape (B, C, H, W).
         block: which block (Python index: -1 is the last).
 
@@ -64,13 +104,9 @@ def class_token_attention(model: nn.Module, images: torch.Tensor, block: int = -
         column, i.e. the weight the class token gives each patch token (the rest of the row, the
         weight it gives itself, is ``1 - sum``).
     """
-    model = check_module("model", model)
     images = check_tensor("images", images, ndim=4)
     block = check_int("block", block, minimum=None)
-    was_training = model.training
-    model.eval()
-    _, weights = model(images, return_attention=True)
-    model.train(was_training)
+    weights = attention_maps(model, images)
     if not -len(weights) <= block < len(weights):
         raise ValueError(f"block {block} does not exist: the model has {len(weights)} blocks")
     return weights[block][:, :, 0, 1:]  # (B, h, N)

@@ -39,7 +39,7 @@ class TokenAttention(Attention):
     The input and output lengths differ, so ``x + attn(x)`` is impossible; the official code adds
     the values v (already ``out_dim`` long) instead: out = v + proj(softmax(q k^T * scale) v).
     It is :class:`vitexplain.Attention` with ``out_dim`` and ``value_skip=True``, so it also has
-    the explicit path ``forward(x, return_attention=True)`` -> (out, weights (B, h, N, N)).
+    the explicit path (``fused=False``) and :meth:`attention_weights` -> (B, h, N, N).
 
     Args:
         dim: input token length.
@@ -227,14 +227,11 @@ class T2TViT(TransformerBackbone):
         self.tokens_to_token = tokens_to_token
         self._init_weights()
 
-    def forward(
-        self, x: torch.Tensor, return_attention: bool = False
-    ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Args:
             x: images, shape (B, C, H, W).
-            return_attention: also return the attention weights of every block.
 
         Returns:
-            logits (B, num_classes), or (logits, [weights (B, h, N+1, N+1) per block]).
+            logits of shape (B, num_classes).
         """
-        return self.forward_tokens(self.tokens_to_token(x), return_attention)
+        return self.forward_tokens(self.tokens_to_token(x))  # (B, N, D) in

@@ -21,7 +21,7 @@ __all__ = [
 ]
 
 # The position embeddings a TransformerBackbone can add (``pos_embed=``).
-_POS_EMBED_KINDS = ("sincos", "learned")
+_POS_EMBED_KINDS = ("sincos", "learned", "none")
 
 
 class Mlp(nn.Module):
@@ -82,23 +82,16 @@ class Block(nn.Module):
         self.norm2 = nn.LayerNorm(dim)
         self.mlp = Mlp(dim, int(dim * mlp_ratio))
 
-    def forward(
-        self, x: torch.Tensor, return_attention: bool = False
-    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Args:
             x: tokens, shape (B, N, D).
-            return_attention: also return the attention weights.
 
         Returns:
-            Tokens of shape (B, N, D), or (tokens, weights) with weights (B, h, N, N).
+            Tokens of shape (B, N, D).
         """
-        if return_attention:
-            attended, weights = self.attn(self.norm1(x), return_attention=True)
-        else:
-            attended, weights = self.attn(self.norm1(x)), None
-        x = x + attended  # (B, N, D)
+        x = x + self.attn(self.norm1(x))  # (B, N, D)
         x = x + self.mlp(self.norm2(x))  # (B, N, D)
-        return (x, weights) if return_attention else x
+        return x
 
 
 # PyTorch's nn.TransformerEncoderLayer name -> ours: the same tensors, only the names differ.
@@ -129,11 +122,11 @@ class TransformerBackbone(nn.Module):
         mlp_ratio: MLP hidden length as a multiple of D.
         qkv_bias: whether the ``qkv`` projections have a bias.
         qk_scale: factor on the attention logits; head_dim ** -0.5 when None.
-        use_pos_embed: add a position embedding; when False ``pos_embed`` is a buffer of zeros
-            and the model cannot tell where a token came from.
         pos_embed: ``"sincos"``: the fixed sinusoidal table of notebook 03, a buffer;
             ``"learned"``: a parameter of shape (1, N+1, D) trained with the model, drawn from a
-            normal distribution of std 0.02 truncated to [-2, 2], as timm does.
+            normal distribution of std 0.02 truncated to [-2, 2], as timm does; ``"none"``: no
+            position embedding (``pos_embed`` is None), so the model cannot tell where a token
+            came from.
     """
 
     def __init__(
@@ -147,27 +140,27 @@ class TransformerBackbone(nn.Module):
         mlp_ratio: float,
         qkv_bias: bool,
         qk_scale: float | None,
-        use_pos_embed: bool = True,
         pos_embed: str = "sincos",
     ) -> None:
         super().__init__()
         num_classes = check_int("num_classes", num_classes)
         embed_dim = check_int("embed_dim", embed_dim)
         depth = check_int("depth", depth, minimum=0)
-        if not isinstance(use_pos_embed, bool):
-            raise TypeError(f"use_pos_embed must be True or False, got {use_pos_embed!r}")
         if pos_embed not in _POS_EMBED_KINDS:
             raise ValueError(f"pos_embed must be one of {_POS_EMBED_KINDS}, got {pos_embed!r}")
         self.num_tokens = num_tokens
         self.embed_dim = embed_dim
         self.cls_token = nn.Parameter(torch.zeros(1, 1, embed_dim))  # (1, 1, D)
-        if use_pos_embed and pos_embed == "learned":
+        self.pos_embed: torch.Tensor | None
+        if pos_embed == "learned":
             # Trained like any weight: a parameter, drawn in _init_weights as timm does.
             self.pos_embed = nn.Parameter(torch.zeros(1, num_tokens + 1, embed_dim))  # (1, N+1, D)
-        else:
+        elif pos_embed == "sincos":
             # A fixed table, not trained: a buffer (still saved in the state_dict as 'pos_embed').
             table = sinusoid_encoding(num_tokens + 1, embed_dim)[None]  # (1, N+1, D)
-            self.register_buffer("pos_embed", table if use_pos_embed else torch.zeros_like(table))
+            self.register_buffer("pos_embed", table)
+        else:  # "none": nothing is added, and nothing is saved
+            self.register_buffer("pos_embed", None)
         self.blocks = nn.ModuleList(
             Block(embed_dim, num_heads, mlp_ratio, qkv_bias, qk_scale) for _ in range(depth)
         )
@@ -180,46 +173,32 @@ class TransformerBackbone(nn.Module):
         if isinstance(self.pos_embed, nn.Parameter):
             nn.init.trunc_normal_(self.pos_embed, std=0.02)
 
-    def encode_tokens(
-        self, x: torch.Tensor, return_attention: bool = False
-    ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
+    def encode_tokens(self, x: torch.Tensor) -> torch.Tensor:
         """Run tokens through class token, position, blocks and norm (everything but the head).
 
         Args:
             x: tokens, shape (B, N, D).
-            return_attention: also return the attention weights of every block.
 
         Returns:
-            normed tokens (B, N+1, D), class token first, or (tokens, [weights (B, h, N+1, N+1)
-            per block]).
+            Normed tokens of shape (B, N+1, D), the class token first.
         """
         cls = self.cls_token.expand(x.shape[0], -1, -1)  # (B, 1, D)
-        x = torch.cat([cls, x], dim=1) + self.pos_embed  # (B, N+1, D)
-        weights = []
+        x = torch.cat([cls, x], dim=1)  # (B, N+1, D)
+        if self.pos_embed is not None:
+            x = x + self.pos_embed  # (B, N+1, D)
         for block in self.blocks:
-            if return_attention:
-                x, w = block(x, return_attention=True)
-                weights.append(w)
-            else:
-                x = block(x)
-        x = self.norm(x)  # (B, N+1, D)
-        return (x, weights) if return_attention else x
+            x = block(x)  # (B, N+1, D)
+        return self.norm(x)  # (B, N+1, D)
 
-    def forward_tokens(
-        self, x: torch.Tensor, return_attention: bool = False
-    ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
+    def forward_tokens(self, x: torch.Tensor) -> torch.Tensor:
         """Run tokens through class token, position, blocks, norm and head.
 
         Args:
             x: tokens, shape (B, N, D).
-            return_attention: also return the attention weights of every block.
 
         Returns:
-            logits (B, num_classes), or (logits, [weights (B, h, N+1, N+1) per block]).
+            logits of shape (B, num_classes), from the class token alone.
         """
-        if return_attention:
-            x, weights = self.encode_tokens(x, return_attention=True)
-            return self.head(x[:, 0]), weights  # the class token alone: (B, num_classes)
         return self.head(self.encode_tokens(x)[:, 0])  # (B, num_classes)
 
 
@@ -238,9 +217,9 @@ class ViT(TransformerBackbone):
         mlp_ratio: MLP hidden length as a multiple of D.
         qkv_bias: whether the ``qkv`` projections have a bias.
         qk_scale: factor on the attention logits; head_dim ** -0.5 when None.
-        use_pos_embed: add the position embedding (False: ``pos_embed`` holds zeros).
-        pos_embed: ``"sincos"`` (the default: a fixed sinusoidal table, a buffer) or
-            ``"learned"`` (a trained parameter, as in the paper and timm).
+        pos_embed: ``"sincos"`` (the default: a fixed sinusoidal table, a buffer),
+            ``"learned"`` (a trained parameter, as in the paper and timm) or ``"none"`` (no
+            position embedding: the model cannot tell where a patch came from).
     """
 
     def __init__(
@@ -255,7 +234,6 @@ class ViT(TransformerBackbone):
         mlp_ratio: float = 4.0,
         qkv_bias: bool = False,
         qk_scale: float | None = None,
-        use_pos_embed: bool = True,
         pos_embed: str = "sincos",
     ) -> None:
         patch_embed = PatchEmbed(img_size, patch_size, in_chans, embed_dim)
@@ -268,25 +246,22 @@ class ViT(TransformerBackbone):
             mlp_ratio=mlp_ratio,
             qkv_bias=qkv_bias,
             qk_scale=qk_scale,
-            use_pos_embed=use_pos_embed,
             pos_embed=pos_embed,
         )
         self.patch_embed = patch_embed
         self._init_weights()
 
-    def forward(
-        self, x: torch.Tensor, return_attention: bool = False
-    ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Classify a batch of images.
 
         Args:
             x: images, shape (B, C, H, W).
-            return_attention: also return the attention weights of every block.
 
         Returns:
-            logits (B, num_classes), or (logits, [weights (B, h, N+1, N+1) per block]).
+            logits of shape (B, num_classes). The attention weights of every block are read
+            from outside, by :func:`vitexplain.attention_maps`.
         """
-        return self.forward_tokens(self.patch_embed(x), return_attention)  # (B, N, D) in
+        return self.forward_tokens(self.patch_embed(x))  # (B, N, D) in
 
     def forward_features(self, x: torch.Tensor) -> torch.Tensor:
         """Every token after the final norm, before the head (timm's name).

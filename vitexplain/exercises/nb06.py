@@ -49,8 +49,9 @@ def _grade_count(answer: object) -> str | None:
 def _tokens_into_blocks() -> int:
     with torch.device("meta"):
         model = ViT((96, 64), patch_size=16, embed_dim=8, depth=1, num_heads=1)
-        _, weights = model(torch.empty(1, 1, 96, 64), return_attention=True)
-    return weights[0].shape[-1]  # (B, h, N+1, N+1): the tokens the first block attends over
+        tokens = model.patch_embed(torch.empty(1, 1, 96, 64))  # (1, N, D)
+        cls = model.cls_token.expand(1, -1, -1)  # (1, 1, D)
+    return torch.cat([cls, tokens], dim=1).shape[1]  # N+1: the tokens the first block sees
 
 
 def _grade_tokens(answer: object) -> str | None:
@@ -72,7 +73,7 @@ def _blind_accuracy_on_hard_twins() -> float:
     train = make_scramble_dataset(64, seed=7, noise=0.3, max_shift=5)
     test = make_scramble_dataset(64, seed=8, noise=0.3, max_shift=5)
     torch.manual_seed(0)
-    blind = ViT((60, 100), 20, embed_dim=16, depth=1, num_heads=2, use_pos_embed=False)
+    blind = ViT((60, 100), 20, embed_dim=16, depth=1, num_heads=2, pos_embed="none")
     train_classifier(blind, train, epochs=2, batch_size=16, log=None)
     return evaluate(blind, *test)[1]
 
@@ -91,7 +92,7 @@ def _blind_with_small_patches_is_still_blind() -> bool:
     """A position-blind ViT with 10 x 10 patches: do scrambled twins still get equal logits?"""
     images, _ = make_scramble_dataset(32, seed=3)
     torch.manual_seed(0)
-    blind = ViT((60, 100), 10, embed_dim=16, depth=1, num_heads=2, use_pos_embed=False).eval()
+    blind = ViT((60, 100), 10, embed_dim=16, depth=1, num_heads=2, pos_embed="none").eval()
     with torch.no_grad():
         logits = blind(images)[:, 0]  # (32,)
     return bool((logits[:16] - logits[16:]).abs().max() < 1e-5)
@@ -181,7 +182,7 @@ EXERCISES: list[Exercise] = [
         id="06.3",
         task=(
             "Make the task harder: twins from `vx.make_scramble_dataset(n, seed, noise=0.3, "
-            "max_shift=5)`, and a position-blind ViT (`use_pos_embed=False`) trained on them for "
+            "max_shift=5)`, and a position-blind ViT (`pos_embed='none'`) trained on them for "
             "a few epochs. What test accuracy does it reach on a twin test set? Answer a number "
             "in [0, 1], before you try it."
         ),
