@@ -78,6 +78,8 @@ def test_display_figure_shows_alt_text_and_saves_only_when_asked(tmp_path, monke
     display_figure(fig, "01_x", alt="A black image of four by six pixels.")
     assert (tmp_path / "fresh" / "01_x.png").read_bytes() == figure_to_png(fig)
     frames = [np.zeros((8, 8, 3), np.uint8), np.full((8, 8, 3), 255, np.uint8)]
+    display_figure(fig, None, alt="Shown only, never saved to any folder.")
+    assert sorted(p.name for p in (tmp_path / "fresh").iterdir()) == ["01_x.png"]
     display_gif(frames, "05_x", alt="Two frames: black, then white.", fps=2)
     assert (tmp_path / "fresh" / "05_x.gif").read_bytes() == gif_bytes(frames, fps=2)
     data, metadata = published[-1]

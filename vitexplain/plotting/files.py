@@ -55,11 +55,13 @@ def _figures_dir() -> Path | None:
     return Path(folder) if folder else None
 
 
-def _check_display_args(name: object, alt: object) -> tuple[str, str]:
-    if not isinstance(name, str) or not name or Path(name).name != name or "." in name:
+def _check_display_args(name: object, alt: object) -> tuple[str | None, str]:
+    if name is not None and (
+        not isinstance(name, str) or not name or Path(name).name != name or "." in name
+    ):
         raise ValueError(
-            f"name must be a bare file name without folder or suffix, such as '01_token12', "
-            f"got {name!r}"
+            f"name must be a bare file name without folder or suffix, such as '01_token12' "
+            f"(or None: never saved), got {name!r}"
         )
     if not isinstance(alt, str):
         raise TypeError(f"alt must be a str (a sentence saying what the figure shows), got {alt!r}")
@@ -76,7 +78,7 @@ def _show(data: bytes, image_format: str, alt: str) -> None:
     display(Image(data=data, format=image_format, alt=alt))
 
 
-def display_figure(fig: Figure, name: str, *, alt: str, dpi: int = 100) -> None:
+def display_figure(fig: Figure, name: str | None, *, alt: str, dpi: int = 100) -> None:
     """Show a figure in the notebook, with alt text; save it only when asked to.
 
     The figure is rendered once, to the PNG bytes :func:`figure_to_png` makes, and displayed as
@@ -89,20 +91,23 @@ def display_figure(fig: Figure, name: str, *, alt: str, dpi: int = 100) -> None:
 
     Args:
         fig: the figure.
-        name: file name without folder or suffix, e.g. ``"01_token12"``.
+        name: file name without folder or suffix, e.g. ``"01_token12"``; None for a figure that
+            is only shown, never saved (one whose pixels depend on the CPU, say).
         alt: a sentence saying what the figure shows and what to notice in it.
         dpi: resolution of the PNG.
     """
     name, alt = _check_display_args(name, alt)
     png = figure_to_png(fig, dpi=dpi)
     folder = _figures_dir()
-    if folder is not None:
+    if folder is not None and name is not None:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{name}.png").write_bytes(png)
     _show(png, "png", alt)
 
 
-def display_gif(frames: Sequence[np.ndarray], name: str, *, alt: str, fps: float = 10.0) -> None:
+def display_gif(
+    frames: Sequence[np.ndarray], name: str | None, *, alt: str, fps: float = 10.0
+) -> None:
     """Show an animation in the notebook, with alt text, from memory; save it only when asked to.
 
     Like :func:`display_figure`: the GIF is built in memory (:func:`gif_bytes`), displayed as an
@@ -111,14 +116,14 @@ def display_gif(frames: Sequence[np.ndarray], name: str, *, alt: str, fps: float
 
     Args:
         frames: uint8 arrays of shape (H, W, 3), all the same shape.
-        name: file name without folder or suffix, e.g. ``"05_softsplit"``.
+        name: file name without folder or suffix, e.g. ``"05_softsplit"``; None: never saved.
         alt: a sentence saying what the animation shows and what to notice in it.
         fps: frames per second.
     """
     name, alt = _check_display_args(name, alt)
     data = gif_bytes(frames, fps=fps)
     folder = _figures_dir()
-    if folder is not None:
+    if folder is not None and name is not None:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{name}.gif").write_bytes(data)
     _show(data, "gif", alt)
