@@ -1,0 +1,146 @@
+"""What a pip user gets: the wheel, installed outside the repository, without the editable install.
+
+``make setup`` installs the package in editable mode, which hides a missing subpackage or data
+file. Here the wheel is built (``pip wheel --no-deps --no-build-isolation``), unpacked into a
+folder of its own with ``pip install --target``, put first on ``PYTHONPATH``, and used from a
+folder outside the repository: the picture, one figure of every plotting module, the exercises,
+and notebook 01 under strict nbval.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import vitexplain
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# One call per plotting module, on small data: each must return a Figure.
+USE_THE_INSTALLED_PACKAGE = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+
+    import numpy as np
+    import torch
+    from matplotlib.figure import Figure
+
+    import vitexplain as vx
+    from vitexplain import plotting
+
+    site = Path(sys.argv[1]).resolve()
+    assert Path(vx.__file__).resolve().is_relative_to(site), vx.__file__
+    assert vx.__version__ == sys.argv[2]
+    picture = vx.load_mountains()
+    assert picture.shape == (60, 100) and np.array_equal(picture, vx.mountain_at_dusk())
+    pe = vx.sinusoid_encoding(16, 8)
+    run = {"epoch": [1, 2], "loss": [1, 0.5], "train_accuracy": [0.5, 1], "test_accuracy": [0.5, 1]}
+    sim = vx.grid_similarity(pe[None], (3, 5), num_prefix_tokens=1)
+    figures = {
+        "core": vx.show_image(picture),
+        "patches": vx.show_patch_grid(picture, 20),
+        "attention": vx.show_matrices([torch.eye(3)], ["I"]),
+        "position": vx.show_columns(vx.sinusoid_encoding(20, 8), [0, 2]),
+        "clocks": vx.show_clocks(vx.sinusoid_encoding(10, 4)),
+        "position_similarity": vx.show_similarity(pe @ pe.T, starts=(0, 4)),
+        "relative_position": vx.show_relative_distances(vx.relative_index(3)),
+        "t2t": vx.show_padded_token(np.zeros((4, 4)), np.ones(16), number=1),
+        "t2t_animation": vx.show_softsplit_frame(picture, 20, 10, 5, current=0),
+        "training": vx.show_training_curves({"run": run}),
+        "learned_position": vx.show_position_similarity([sim], ["sin-cos"]),
+    }
+    assert all(isinstance(fig, Figure) for fig in figures.values())
+    assert len(vx.figure_to_png(figures["patches"])) > 1000
+    assert vx.exercises.check("01.1", (196, 768)) is not False
+    assert vx.exercises.solution("01.1") is not None
+    print("ok", len(figures), "figures")
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from this checkout, installed into a folder of its own."""
+    work = tmp_path_factory.mktemp("wheel")
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run(
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", work / "dist", ROOT],
+        check=True,
+        cwd=work,
+    )
+    (wheel,) = (work / "dist").glob("vitexplain-*.whl")
+    assert wheel.name.startswith(f"vitexplain-{vitexplain.__version__}-")  # version in one place
+    site = work / "site"
+    subprocess.run([*pip, "install", "--no-deps", "--target", site, wheel], check=True, cwd=work)
+    return site
+
+
+def _outside_env(site: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "VITEXPLAIN_FIGURES_DIR"}
+    env["PYTHONPATH"] = str(site)
+    return env
+
+
+def test_the_wheel_holds_every_subpackage(installed: Path):
+    packages = {p.parent.relative_to(installed) for p in installed.rglob("__init__.py")}
+    expected = {p.parent.relative_to(ROOT) for p in (ROOT / "vitexplain").rglob("__init__.py")}
+    assert packages == expected
+    modules = {p.relative_to(installed) for p in installed.rglob("*.py")}
+    assert modules == {p.relative_to(ROOT) for p in (ROOT / "vitexplain").rglob("*.py")}
+
+
+def test_the_installed_package_works_outside_the_repository(installed: Path, tmp_path: Path):
+    script = tmp_path / "use.py"
+    script.write_text(USE_THE_INSTALLED_PACKAGE)
+    result = subprocess.run(
+        [sys.executable, script, installed, vitexplain.__version__],
+        cwd=tmp_path,
+        env=_outside_env(installed),
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "ok 11 figures" in result.stdout
+
+
+def test_a_notebook_passes_nbval_outside_the_repository_and_writes_nothing(
+    installed: Path, tmp_path: Path
+):
+    folder = tmp_path / "course"
+    folder.mkdir()
+    shutil.copy(ROOT / "notebooks" / "01_patch_tokenization.ipynb", folder)
+    shutil.copy(ROOT / "tests" / "nbval_sanitize.cfg", tmp_path)
+    before = sorted(p.name for p in folder.iterdir())
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--nbval",
+            "--nbval-current-env",
+            "--nbval-sanitize-with",
+            tmp_path / "nbval_sanitize.cfg",
+            "-o",
+            "addopts=",
+            "--rootdir",
+            folder,
+            folder,
+        ],
+        cwd=folder,
+        env=_outside_env(installed),
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert " passed" in result.stdout
+    assert sorted(p.name for p in folder.iterdir()) == before  # no figure, no file
