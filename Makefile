@@ -2,7 +2,8 @@
 #   make lab      JupyterLab on notebooks/ (127.0.0.1:$(PORT), token auth)
 #   make test     unit tests, then the notebooks under strict nbval (+ their figures compared)
 #   make test-notebooks-baseline   the notebook check again, under a baseline CPU instruction set
-#   make e2e      browser test of the reader's path in JupyterLab (Debian's chromium)
+#   make html     the series as a static site in build/html/, read offline (no re-execution)
+#   make e2e      browser tests: the reader's path in JupyterLab, and the site (Debian's chromium)
 #   make figures  re-execute every notebook in place (refreshes outputs and figures/)
 #   make lint     ruff
 #   make clean    remove .venv, caches and build artefacts
@@ -31,7 +32,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 LINT_DIRS := $(wildcard vitexplain tests notebooks benchmarks scripts e2e)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help setup lab test test-notebooks test-notebooks-baseline e2e figures lint bench clean
+.PHONY: help setup lab test test-notebooks test-notebooks-baseline html e2e figures lint bench clean
 
 help:
 	@echo "vitexplain -- targets (each creates $(VENV) from requirements.lock on first use):"
@@ -40,7 +41,8 @@ help:
 	@echo "  make test     pytest (tests/), then pytest --nbval notebooks/ (strict, stored outputs),"
 	@echo "                figures written to a temporary folder and compared with figures/"
 	@echo "  make test-notebooks-baseline  the notebook check under a baseline CPU instruction set"
-	@echo "  make e2e      browser test: the notebooks in JupyterLab, in Debian's chromium"
+	@echo "  make html     the series as a static site in build/html/ (stored outputs, offline)"
+	@echo "  make e2e      browser tests: the notebooks in JupyterLab, and the site of make html"
 	@echo "  make figures  re-execute every notebook in place: refreshes outputs and figures/"
 	@echo "  make lint     ruff check and ruff format --check on $(LINT_DIRS)"
 	@echo "  make bench    benchmarks/bench.py: vitexplain against PyTorch's own modules, as ratios"
@@ -104,7 +106,12 @@ CHROMIUM := /usr/bin/chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 E2E_FIGURES_DIR ?=
 
-e2e: $(STAMP)
+# The static site: every notebook's stored outputs as a page (nothing is re-executed), an index
+# from the README's notebook table; math as MathML, images embedded: it reads offline.
+html: $(STAMP)
+	$(BIN)/python scripts/build_html.py --out build/html
+
+e2e: $(STAMP) html
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) missing: installing Debian's chromium"; \
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }
