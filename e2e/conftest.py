@@ -174,6 +174,8 @@ def lab(e2e_tmp: Path, request):
     log = e2e_tmp / "jupyterlab.log"
     env = dict(os.environ)
     env.pop("MPLBACKEND", None)  # inline figures need ipykernel's own backend (DESIGN.md)
+    # A reader's Lab: no figures folder, so running a notebook must write no file at all.
+    env.pop("VITEXPLAIN_FIGURES_DIR", None)
     env["JUPYTER_PREFER_ENV_PATH"] = "1"  # the venv's python3 kernel, whatever ~/.local holds
     env["JUPYTER_RUNTIME_DIR"] = str(e2e_tmp / "runtime")  # kernel-*.json: marks the kernels
     command = [
