@@ -68,3 +68,51 @@ def test_softsplit_frame_rejects_bad_input():
         show_softsplit_frame(load_mountains(), 20, 10, 5, current=60)
     with pytest.raises(ValueError, match=r"\(2, 3, 4\)"):
         show_softsplit_frame(np.zeros((2, 3, 4)), 2, 1, 0, current=0)
+
+
+# Machado, Oliveira & Fernandes (2009), severity 1: dichromat vision, a 3 x 3 matrix on linear RGB.
+CVD = {
+    "protanopia": [
+        [0.152286, 1.052583, -0.204868],
+        [0.114503, 0.786281, 0.099216],
+        [-0.003882, -0.048116, 1.051998],
+    ],
+    "deuteranopia": [
+        [0.367322, 0.860646, -0.227968],
+        [0.280085, 0.672501, 0.047413],
+        [-0.011820, 0.042940, 0.968881],
+    ],
+}
+
+
+def _simulate(rgb: np.ndarray, matrix: list[list[float]]) -> np.ndarray:
+    """sRGB in [0, 1] -> how a dichromat sees it, in sRGB."""
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    seen = np.clip(linear @ np.asarray(matrix).T, 0, 1)
+    return np.where(seen <= 0.0031308, 12.92 * seen, 1.055 * seen ** (1 / 2.4) - 0.055)
+
+
+@pytest.mark.parametrize("kind", sorted(CVD))
+def test_overlap_and_earlier_patches_differ_by_more_than_hue(kind):
+    """On a flat grey picture the marks are all there is: under a simulated colour-vision
+    deficiency the overlap must still stand out from the earlier-patch tint by its hatching."""
+    from vitexplain import figure_to_array, show_softsplit_frame
+
+    fig = show_softsplit_frame(np.full((60, 100), 0.5), 20, 10, 5, current=17)  # row 1, column 7
+    seen = _simulate(figure_to_array(fig) / 255.0, CVD[kind])
+    ax, height = fig.axes[0], seen.shape[0]
+
+    def window(x0: float, x1: float, y0: float, y1: float) -> np.ndarray:
+        (ax0, ay0), (ax1, ay1) = ax.transData.transform([(x0, y0), (x1, y1)])
+        rows = slice(int(height - max(ay0, ay1)), int(height - min(ay0, ay1)))
+        return seen[rows, int(min(ax0, ax1)) : int(max(ax0, ax1))]
+
+    overlap = window(72, 78, 22, 28)  # the current patch's left half: cut by patch 17 before
+    earlier = window(55, 65, 22, 28)  # covered by earlier patches only
+    assert overlap.size and earlier.size
+
+    def spread(region: np.ndarray) -> float:  # over the pixels, per channel
+        return float(region.reshape(-1, 3).std(axis=0).max())
+
+    assert spread(earlier) < 0.02  # a flat tint
+    assert spread(overlap) > 0.1  # hatched: a texture that needs no colour vision

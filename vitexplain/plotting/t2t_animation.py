@@ -17,11 +17,14 @@ __all__ = [
 ]
 
 
-# Colours of the soft-split frames, chosen to read on every shade of the picture (dark purple to
-# the white moon): a yellow outline with a black halo, a cyan tint for what earlier patches cover.
+# Marks of the soft-split frames, chosen to read on every shade of the picture (dark purple to
+# the white moon): a yellow outline with a black halo, a cyan tint for what earlier patches cover,
+# and for the overlap a pink shade with dark hatching, so that it differs from the tint in texture
+# too, not only in hue (under deuteranopia or protanopia pink and cyan look alike).
 _CURRENT = "#ffd400"  # outline of the patch being cut
 _EARLIER = (0.0, 0.85, 1.0, 0.1)  # tint per earlier patch: it adds up where patches overlap
 _OVERLAP = (1.0, 0.2, 0.6, 0.6)  # the current patch's overlap with the earlier ones
+_OVERLAP_HATCH = {"hatch": "////", "hatchcolor": "#202020", "hatch_linewidth": 1.5}
 
 
 def _softsplit_canvas(
@@ -47,7 +50,9 @@ def _softsplit_canvas(
     tint = {"facecolor": _EARLIER, "visible": False, "zorder": 0.6, **flat}
     earlier = [ax.add_artist(Rectangle((x - 0.5, y - 0.5), k, k, **tint)) for y, x in boxes]
     empty = _mask_path(np.zeros((1, 1), bool), 0, 0)
-    overlap = ax.add_patch(PathPatch(empty, facecolor=_OVERLAP, zorder=0.8, **flat))
+    overlap = ax.add_patch(
+        PathPatch(empty, facecolor=_OVERLAP, zorder=0.8, **_OVERLAP_HATCH, **flat)
+    )
     # A black halo under the yellow line: one of the two reads on any shade (cheaper to draw
     # as a second rectangle than as a path effect).
     outline = [
@@ -58,7 +63,7 @@ def _softsplit_canvas(
     ]
     legend = [
         Patch(facecolor="none", edgecolor=_CURRENT, lw=2, label="patch being cut"),
-        Patch(color=_OVERLAP, label="its overlap with earlier ones"),
+        Patch(facecolor=_OVERLAP, edgecolor="none", label="its overlap (hatched)", **_OVERLAP_HATCH),
         Patch(color=(*_EARLIER[:3], 0.3), label="earlier patches (tints add up)"),
     ]
     place = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "ncols": 3, "fontsize": 8}
