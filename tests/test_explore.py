@@ -26,6 +26,13 @@ def test_interact_figure_redraws_when_a_control_changes():
     slider.value = 5
     assert calls == [20, 5]
     assert box.children[-1].value == figure_to_png(show_tokenization(image, 5))
+    import io
+
+    from PIL import Image
+
+    width, height = Image.open(io.BytesIO(box.children[-1].value)).size
+    layout = box.children[-1].layout
+    assert (layout.width, layout.height) == (f"{width}px", f"{height}px")  # natural size
     with pytest.raises(TypeError, match="int"):
         interact_figure(draw, patch_size=20)
     with pytest.raises(ValueError, match="at least one control"):

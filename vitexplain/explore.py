@@ -67,7 +67,12 @@ def interact_figure(
         fig = draw(**{name: control.value for name, control in controls.items()})
         if not isinstance(fig, Figure):
             raise TypeError(f"draw must return a matplotlib Figure, got {type(fig).__name__}")
-        image.value = figure_to_png(fig)
+        png = figure_to_png(fig)
+        image.value = png
+        # At its natural size: the PNG's width and height, from its IHDR chunk (bytes 16-24);
+        # left to the page's CSS, the image would be stretched to the output's width.
+        width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+        image.layout.width, image.layout.height = f"{width}px", f"{height}px"
 
     for control in controls.values():
         control.observe(redraw, names="value")

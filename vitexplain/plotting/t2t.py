@@ -103,7 +103,7 @@ def show_softsplit_coverage(
     s: int,
     p: int,
     max_outlines: int = 1000,
-    figsize: tuple[float, float] = (6, 5.4),
+    figsize: tuple[float, float] = (4.8, 5.4),
 ) -> Figure:
     """All patches of a soft split at once, and how many of them cover each pixel.
 
@@ -126,7 +126,8 @@ def show_softsplit_coverage(
     image = _as_array(image)
     padded = _padded_picture(image, check_int("p", p, minimum=0))
     rows, cols, n = count_tokens(*image.shape, k, s, p)  # validates k, s, p
-    fig = Figure(figsize=figsize, layout="constrained")
+    # "compressed": the two fixed-aspect panels take the figure's width, no empty margin
+    fig = Figure(figsize=figsize, layout="compressed")
     top, bottom = fig.subplots(2, 1)
     show_image(padded, ax=top, colorbar=True)
     if n <= max_outlines:
@@ -158,7 +159,7 @@ def show_softsplit_coverage(
 
 
 def show_softsplit_explorer(
-    image, k: int, s: int, p: int, figsize: tuple[float, float] = (6, 5.4)
+    image, k: int, s: int, p: int, figsize: tuple[float, float] = (4.8, 5.4)
 ) -> Figure:
     """:func:`show_softsplit_coverage`, or the reason a split is impossible, as a figure.
 

@@ -63,7 +63,9 @@ def _softsplit_canvas(
     ]
     legend = [
         Patch(facecolor="none", edgecolor=_CURRENT, lw=2, label="patch being cut"),
-        Patch(facecolor=_OVERLAP, edgecolor="none", label="its overlap (hatched)", **_OVERLAP_HATCH),
+        Patch(
+            facecolor=_OVERLAP, edgecolor="none", label="its overlap (hatched)", **_OVERLAP_HATCH
+        ),
         Patch(color=(*_EARLIER[:3], 0.3), label="earlier patches (tints add up)"),
     ]
     place = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "ncols": 3, "fontsize": 8}
