@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from vitexplain import load_mountains, make_scramble_dataset, patchify
+from vitexplain import load_mountains, make_scramble_dataset, patchify, swap_patches
 
 
 def test_scramble_dataset_is_deterministic_and_balanced():
@@ -92,3 +92,18 @@ def test_bad_arguments_are_named():
         ValueError, match=r"image must have shape \(H, W\), got shape \(3, 60, 100\)"
     ):
         make_scramble_dataset(4, 0, image=np.zeros((3, 60, 100)))
+
+
+def test_swap_patches_exchanges_two_patches_like_slicing():
+    images = torch.rand(3, 2, 40, 60)
+    swapped = swap_patches(images, 20, 1, 5)  # patch 1: row 0, column 1; patch 5: row 1, column 2
+    expected = images.clone()
+    expected[..., 0:20, 20:40] = images[..., 20:40, 40:60]
+    expected[..., 20:40, 40:60] = images[..., 0:20, 20:40]
+    assert torch.equal(swapped, expected) and not torch.equal(swapped, images)
+    assert torch.equal(swap_patches(swapped, 20, 5, 1), images)  # its own inverse
+    assert torch.equal(swap_patches(images, 20, 4, 4), images)
+    with pytest.raises(ValueError, match="b=6 is not a patch: the images have 6 patches"):
+        swap_patches(images, 20, 0, 6)
+    with pytest.raises(TypeError, match="images must be a tensor"):
+        swap_patches(images[0], 20, 0, 1)

@@ -62,7 +62,7 @@ from .relative_position import (
     relative_to_absolute,
     skew_steps,
 )
-from .scramble import make_scramble_dataset
+from .scramble import make_scramble_dataset, swap_patches
 from .t2t import T2TModule, T2TViT, TokenAttention, TokenTransformer, soft_split
 from .torch_modules import (
     patch_embed_to_conv,
@@ -267,6 +267,7 @@ __all__ = [
     "skew_steps",
     "soft_split",
     "soft_split_boxes",
+    "swap_patches",
     "softsplit_frames",
     "T2TModule",
     "T2TViT",

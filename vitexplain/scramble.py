@@ -14,9 +14,9 @@ import torch
 
 from ._checks import check_divides, check_image, check_int, check_number
 from .data import load_mountains
-from .patches import scramble_patches
+from .patches import patchify, scramble_patches, unpatchify
 
-__all__ = ["make_scramble_dataset"]
+__all__ = ["make_scramble_dataset", "swap_patches"]
 
 
 def _jittered_noisy_copies(
@@ -126,3 +126,31 @@ def make_scramble_dataset(
         identity = np.tile(np.arange(num_patches), (half, 1))  # (n/2, N)
         return images, labels, torch.from_numpy(np.concatenate([identity, permutations]))
     return images, labels
+
+
+def swap_patches(images: torch.Tensor, patch_size: int, a: int, b: int) -> torch.Tensor:
+    """The images with two of their patches exchanged: an intervention on what a model sees.
+
+    Swapping one pair and counting how a trained model's verdicts change measures what the model
+    relies on, which its attention map alone cannot tell (notebook 06).
+
+    Args:
+        images: shape (B, C, H, W).
+        patch_size: side P of the patches; must divide H and W.
+        a: 0-based index of one patch, in reading order (row by row).
+        b: 0-based index of the other patch.
+
+    Returns:
+        A new tensor of the images' shape: patch a holds what patch b held, and b what a held.
+    """
+    if not isinstance(images, torch.Tensor) or images.ndim != 4:
+        raise TypeError(f"images must be a tensor of shape (B, C, H, W), got {images!r:.80}")
+    tokens = patchify(images, patch_size).clone()  # (B, N, C*P*P), checks patch_size
+    count = tokens.shape[1]
+    a = check_int("a", a, minimum=0)
+    b = check_int("b", b, minimum=0)
+    for name, index in (("a", a), ("b", b)):
+        if index >= count:
+            raise ValueError(f"{name}={index} is not a patch: the images have {count} patches")
+    tokens[:, [a, b]] = tokens[:, [b, a]]  # exchange the two tokens
+    return unpatchify(tokens, tuple(images.shape[-2:]), patch_size)  # (B, C, H, W)
