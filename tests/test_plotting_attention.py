@@ -109,7 +109,7 @@ def test_attention_heads_share_one_colour_scale():
     assert {ax.images[0].get_clim() for ax in maps} == {
         (float(weights.min()), float(weights.max()))
     }
-    assert {ax.images[0].get_cmap().name for ax in maps} == {"Purples_r"}
+    assert {ax.images[0].get_cmap().name for ax in maps} == {"magma"}
     norm = maps[0].images[0].norm  # a square-root scale, shared by all heads
     assert all(ax.images[0].norm is norm for ax in maps) and norm.gamma == 0.5
     assert min(t.get_fontsize() for t in maps[2].get_xticklabels()) >= 8

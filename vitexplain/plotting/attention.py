@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 from .._checks import check_int
 from ..patches import scramble_patches
 from .core import (
+    ATTENTION_CMAP,
     PICTURE_CMAP,
     _as_array,
     annotate_cells,
@@ -166,7 +167,7 @@ def show_attention_heads(
     weights,
     ncols: int = 2,
     labels: Sequence[int | str] | None = None,
-    cmap: str = PICTURE_CMAP,
+    cmap: str = ATTENTION_CMAP,
     title: str | None = None,
     figsize: tuple[float, float] = (7.5, 6.5),
 ) -> Figure:
@@ -176,7 +177,7 @@ def show_attention_heads(
     one colour scale, from the smallest to the largest weight of any head, so the heads can be
     compared. The scale is a square root (``PowerNorm(0.5)``): most weights sit near 1/N and a
     few are large, and a linear scale would paint the many small ones alike. The colour bar gives
-    the values. The default colour map is the picture's (bright = large).
+    the values. The default colour map is the series' one for attention weights (bright = large).
 
     Args:
         weights: attention weights of shape (h, N, N).

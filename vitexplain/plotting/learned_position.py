@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from .core import EMBEDDING_CMAP, _as_array
+from .core import SIMILARITY_CMAP, _as_array
 
 __all__ = ["position_similarity_mosaic", "show_position_similarity"]
 
@@ -69,7 +69,7 @@ def show_position_similarity(
     fig = Figure(figsize=figsize or (3.9 * len(maps) + 0.9, 2.1), layout="constrained")
     axes = np.atleast_1d(fig.subplots(1, len(maps)))
     for n, (ax, mosaic, title) in enumerate(zip(axes, mosaics, titles, strict=True)):
-        image = ax.imshow(mosaic, cmap=EMBEDDING_CMAP, vmin=-1, vmax=1, interpolation="nearest")
+        image = ax.imshow(mosaic, cmap=SIMILARITY_CMAP, vmin=-1, vmax=1, interpolation="nearest")
         ax.set_xticks([c * (cols + 1) + (cols - 1) / 2 for c in range(cols)], range(1, cols + 1))
         ax.set_yticks([r * (rows + 1) + (rows - 1) / 2 for r in range(rows)], range(1, rows + 1))
         ax.tick_params(length=0)

@@ -8,7 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._checks import check_image, check_int
-from .core import _as_array, annotate_cells, axes_grid, show_matrix
+from .core import ATTENTION_CMAP, _as_array, annotate_cells, axes_grid, show_matrix
 from .patches import show_patch_grid
 
 __all__ = [
@@ -138,7 +138,7 @@ def show_class_token_attention(
     image,
     weights,
     patch_size: int = 20,
-    cmap: str = "Purples",
+    cmap: str = ATTENTION_CMAP,
     vmax: float | None = None,
     figsize: tuple[float, float] = (6.4, 3.8),
 ) -> Figure:
@@ -197,7 +197,7 @@ def show_class_token_attention(
 def show_attention_by_origin(
     table,
     fmt: str = "{:.2f}",
-    cmap: str = "Purples",
+    cmap: str = ATTENTION_CMAP,
     vmax: float | None = None,
     figsize: tuple[float, float] = (4.8, 3.4),
 ) -> Figure:
