@@ -76,3 +76,15 @@ def test_attention_module_rejects_bad_input():
         Attention(64)(torch.zeros(4, 64))
     with pytest.raises(ValueError, match="-3"):
         Attention(-3)
+
+
+def test_bad_scale_dtype_and_flags_are_refused():
+    q = torch.zeros(2, 4)
+    with pytest.raises(ValueError, match="scale must be finite, got nan"):
+        attention(q, q, q, scale=float("nan"))
+    with pytest.raises(TypeError, match=r"x has dtype torch.float64.*x\.float\(\)"):
+        Attention(8)(torch.zeros(1, 3, 8, dtype=torch.float64))
+    with pytest.raises(TypeError, match="qkv_bias must be True or False"):
+        Attention(8, qkv_bias="no")
+    with pytest.raises(ValueError, match="qk_scale must be greater than 0"):
+        Attention(8, qk_scale=0)

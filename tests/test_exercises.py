@@ -1,10 +1,15 @@
-"""Every exercise can be solved and graded: the reference solution passes, a wrong answer fails."""
+"""Every exercise can be solved and graded: the reference solution passes, a wrong answer fails;
+and the grading layer accepts every natural form of a right answer and reports failures fairly."""
 
 import json
 import re
+import time
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
+import torch
 
 from vitexplain import exercises as ex
 
@@ -14,13 +19,13 @@ ALL = ex.exercises()
 
 @pytest.mark.parametrize("exercise_id", sorted(ALL))
 def test_reference_solution_passes(exercise_id, capsys):
-    assert ex.check(exercise_id, ex.solution(exercise_id)) is True
+    assert ex.check(exercise_id, ex.solution(exercise_id)) is None  # prints, shows no value
     assert capsys.readouterr().out == f"Exercise {exercise_id}: right.\n"
 
 
 @pytest.mark.parametrize("exercise_id", sorted(ALL))
 def test_wrong_answer_fails_with_a_hint(exercise_id, capsys):
-    assert ex.check(exercise_id, ALL[exercise_id].wrong()) is False
+    ex.check(exercise_id, ALL[exercise_id].wrong())
     out = capsys.readouterr().out
     assert out.startswith(f"Exercise {exercise_id}: not yet. Hint: ")
     assert len(out) > len(f"Exercise {exercise_id}: not yet. Hint: ") + 10
@@ -28,8 +33,10 @@ def test_wrong_answer_fails_with_a_hint(exercise_id, capsys):
 
 @pytest.mark.parametrize("exercise_id", sorted(ALL))
 def test_placeholder_is_not_an_answer(exercise_id, capsys):
-    assert ex.check(exercise_id, ...) is False
-    assert "no answer yet" in capsys.readouterr().out
+    ex.check(exercise_id, ...)
+    assert capsys.readouterr().out == (
+        f"Exercise {exercise_id}: no answer yet: replace ... with yours and run the cell again.\n"
+    )
 
 
 def test_ids_are_numbered_per_notebook():
@@ -62,5 +69,92 @@ def test_a_failing_function_is_a_hint_not_a_crash(capsys):
     function_exercises = [i for i, e in ALL.items() if callable(e.solution())]
     if not function_exercises:
         pytest.skip("no exercise asks for a function yet")
-    assert ex.check(function_exercises[0], broken) is False
-    assert "RuntimeError: boom" in capsys.readouterr().out
+    assert ex.grade(function_exercises[0], broken) == "your function raised RuntimeError: boom"
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "answer"),
+    [
+        ("01.1", np.array([196, 768])),  # a pair as an array
+        ("01.1", torch.tensor([196, 768])),  # ... or a tensor
+        ("01.1", [np.int64(196), 768]),  # NumPy ints inside a list
+        ("01.2", torch.tensor([3.0, 13.0]).argmax() + 12),  # a 0-d tensor from argmax
+        ("01.2", np.int64(13)),
+        ("02.1", np.float32(1 / 15)),  # float32 is right too
+        ("02.1", torch.tensor(1 / 15)),
+        ("02.2", range(2)),  # indices as a range
+        ("02.2", np.array([0, 1])),
+        ("03.2", np.bool_(False)),
+        ("04.4", torch.tensor(False)),  # from .all() or a comparison
+        ("05.4", [20, 20, 0]),  # a triple as a list
+        ("05.4", np.array([20, 20, 0])),
+        ("07.3", torch.tensor(True)),
+    ],
+)
+def test_every_natural_form_of_a_right_answer_is_accepted(exercise_id, answer):
+    assert ex.grade(exercise_id, answer) is None
+
+
+def test_nan_and_infinity_are_never_right():
+    assert "NaN or infinity" in ex.grade("02.4", float("nan"))  # abs(nan - 8) > 0.25 is False
+    assert "NaN or infinity" in ex.grade("02.1", torch.tensor(float("inf")))
+    assert "NaN or infinity" in ex.grade("01.1", (196, float("nan")))
+
+
+def test_float32_and_float64_function_results_are_both_right():
+    reference = ex.solution("02.3")
+    assert ex.grade("02.3", lambda q, k, v: reference(q, k, v).float()) is None
+    assert ex.grade("02.3", lambda q, k, v: reference(q, k, v).double()) is None
+    patchify_2d = ex.solution("01.4")
+    assert ex.grade("01.4", lambda image, p: patchify_2d(image, p).astype(np.float32)) is None
+    unsoft = ex.solution("05.5")
+    assert ex.grade("05.5", lambda *args: unsoft(*args).double()) is None
+
+
+def test_a_function_that_changes_its_inputs_is_graded_on_its_result():
+    def in_place_block(block, z):
+        z += block.attn(block.norm1(z))  # changes the caller's tensor
+        z += block.mlp(block.norm2(z))
+        return z
+
+    assert ex.grade("06.5", in_place_block) is None
+
+
+def test_returning_output_and_weights_gets_a_hint():
+    def with_weights(q, k, v):
+        weights = torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1)
+        return weights @ v, weights
+
+    assert "not a tuple" in ex.grade("02.3", with_weights)
+
+
+def test_a_function_that_never_returns_is_stopped(monkeypatch):
+    monkeypatch.setattr(ex, "ANSWER_TIME_LIMIT", 0.5)
+
+    def forever(*args):
+        while True:
+            pass
+
+    start = time.perf_counter()
+    assert ex.grade("01.4", forever) == "your function took longer than 0.5 s"
+    assert time.perf_counter() - start < 3
+
+
+def test_a_grader_failure_is_reported_as_the_checkers(monkeypatch):
+    def broken_grader(answer):
+        raise KeyError("internal")
+
+    monkeypatch.setattr(ex, "exercise", lambda _id: replace(ALL["01.2"], grade=broken_grader))
+    hint = ex.grade("01.2", 13)
+    assert hint.startswith("the checker could not use this answer (KeyError") and "bug" in hint
+
+
+def test_answers_are_echoed_in_one_short_line(capsys):
+    ex.check("01.2", list(range(1_000_000)))
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and len(out) < 300
+
+
+def test_solution_of_a_function_exercise_shows_its_source():
+    shown = ex.solution("02.3")
+    assert "def my_attention" in repr(shown) and callable(shown)

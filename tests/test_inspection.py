@@ -188,3 +188,14 @@ def test_trace_shapes_rejects_bad_input():
         trace_shapes(t2t, torch.rand(1, 1, 40, 30), "project")
     with pytest.raises(TypeError, match="torch.nn.Module"):
         trace_shapes(lambda x: x, torch.rand(1), ["a"])
+
+
+def test_images_of_the_wrong_dtype_are_named():
+    vit = ViT((20, 20), 10, embed_dim=8, depth=1)
+    with pytest.raises(TypeError, match=r"images has dtype torch.float64.*images\.float\(\)"):
+        class_token_attention(vit, torch.zeros(1, 1, 20, 20, dtype=torch.float64))
+    with pytest.raises(TypeError, match="x has dtype torch.uint8"):
+        attention_maps(
+            T2TModule((28, 28), embed_dim=8, token_dim=4),
+            torch.zeros(1, 1, 28, 28, dtype=torch.uint8),
+        )

@@ -200,3 +200,10 @@ def test_toeplitz_error_finds_the_worst_diagonal_entry():
     assert toeplitz_error(spoiled) == pytest.approx(0.5)
     with pytest.raises(ValueError, match=r"\(3, 4\)"):
         toeplitz_error(torch.zeros(3, 4))
+
+
+def test_relative_rotation_refuses_a_nan_offset():
+    from vitexplain import relative_rotation
+
+    with pytest.raises(ValueError, match="offset must be finite, got nan"):
+        relative_rotation(float("nan"), 8)

@@ -121,3 +121,17 @@ def test_bad_arguments_are_named():
         evaluate(model, x, y.float())
     with pytest.raises(ValueError, match=r"labels in \[0, 5\]"):
         evaluate(model, x, y * 5)
+
+
+def test_labels_of_any_integer_dtype_and_images_of_the_wrong_dtype():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(4, 2))
+    images = torch.rand(8, 1, 2, 2)
+    labels = torch.tensor([0, 1] * 4, dtype=torch.int32)  # int32: accepted, used as int64
+    history = train_classifier(model, (images, labels), epochs=1, batch_size=4, log=None)
+    assert len(history["loss"]) == 1
+    assert 0.0 <= evaluate(model, images, labels)[1] <= 1.0
+    with pytest.raises(TypeError, match=r"train\[0\] \(images\) has dtype torch.float64"):
+        train_classifier(model, (images.double(), labels), epochs=1, log=None)
+    with pytest.raises(TypeError, match="images has dtype torch.uint8"):
+        evaluate(model, images.to(torch.uint8), labels)

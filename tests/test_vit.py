@@ -171,3 +171,26 @@ def test_backbone_takes_keywords_only():
     assert backbone.pos_embed.shape == (1, 16, 64) and backbone.encode_tokens(
         torch.rand(2, 15, 64)
     ).shape == (2, 16, 64)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.uint8, torch.int64, torch.bool])
+def test_an_input_of_another_dtype_is_named_with_its_fix(dtype):
+    vit = ViT((20, 20), 10, embed_dim=8, depth=1)
+    with pytest.raises(TypeError, match=rf"x has dtype {dtype}.*float32.*x\.float\(\)"):
+        vit(torch.zeros(1, 1, 20, 20, dtype=dtype))
+    with pytest.raises(TypeError, match="x has dtype"):
+        vit.blocks[0](torch.zeros(1, 5, 8, dtype=dtype))
+
+
+def test_mlp_sizes_are_never_silently_replaced():
+    for ratio, message in [(0, "greater than 0"), (0.01, "0 hidden units"), (-1, "greater than 0")]:
+        with pytest.raises(ValueError, match=message):
+            ViT((20, 20), 10, embed_dim=8, depth=1, mlp_ratio=ratio)
+    with pytest.raises(ValueError, match="hidden_features must be at least 1, got 0"):
+        Mlp(8, hidden_features=0)
+    assert (
+        Mlp(8).fc1.out_features == 8
+        and ViT((20, 20), 10, embed_dim=8, depth=1).blocks[0].mlp.fc1.out_features == 32
+    )
+    with pytest.raises(TypeError, match="qkv_bias must be True or False, got 'no'"):
+        ViT((20, 20), 10, embed_dim=8, depth=1, qkv_bias="no")

@@ -103,6 +103,42 @@ def check_image_batch(
     return x
 
 
+def check_dtype(name: str, value: torch.Tensor, model: torch.nn.Module) -> torch.Tensor:
+    """Return ``value`` if its dtype is the floating dtype of ``model``'s weights.
+
+    The common slip is float64: ``torch.from_numpy`` keeps NumPy's float64, and a model's weights
+    are float32. Said here, with the fix, instead of deep inside ``F.linear``.
+
+    Args:
+        name: argument name used in the message.
+        value: the input tensor.
+        model: the module it is fed to.
+
+    Returns:
+        The tensor, unchanged.
+    """
+    weight = next(model.parameters(), None)
+    expected = weight.dtype if weight is not None else torch.get_default_dtype()
+    if value.dtype != expected:
+        fix = {torch.float32: ".float()", torch.float64: ".double()"}.get(
+            expected, f".to({expected})"
+        )
+        raise TypeError(
+            f"{name} has dtype {value.dtype}, but the model's weights are {expected}: "
+            f"convert the input with {name}{fix}"
+        )
+    return value
+
+
+def check_bool(name: str, value: object) -> bool:
+    """Return ``value`` if it is True or False (NumPy's bool too); a string such as 'no' is not."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(
+            f"{name} must be True or False, got {value!r} of type {type(value).__name__}"
+        )
+    return bool(value)
+
+
 def check_number(
     name: str, value: object, minimum: float | None = None, inclusive: bool = True
 ) -> float:
@@ -191,7 +227,7 @@ def check_labelled_data(name: str, data: object) -> tuple[torch.Tensor, torch.Te
         data: a pair (images (n, ...), labels (n,)) with integer class indices as labels.
 
     Returns:
-        The pair ``(images, labels)``, unchanged.
+        The pair ``(images, labels)``, labels as int64.
     """
     if not isinstance(data, (tuple, list)) or len(data) != 2:
         raise TypeError(f"{name} must be a pair (images, labels), got {type(data).__name__}")
@@ -205,4 +241,4 @@ def check_labelled_data(name: str, data: object) -> tuple[torch.Tensor, torch.Te
         raise ValueError(f"{name} has {len(images)} images but {len(labels)} labels")
     if len(labels) == 0:
         raise ValueError(f"{name} is empty")
-    return images, labels
+    return images, labels.long()  # any integer dtype: the losses want int64

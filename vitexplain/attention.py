@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from einops import rearrange
 from torch import nn
 
-from ._checks import check_int, check_tensor
+from ._checks import check_bool, check_dtype, check_int, check_number, check_tensor
 
 __all__ = [
     "Attention",
@@ -46,8 +46,7 @@ def attention(
         raise ValueError(
             f"k and v must hold the same number of tokens, got {k.shape[-2]} and {v.shape[-2]}"
         )
-    if scale is None:
-        scale = q.shape[-1] ** -0.5
+    scale = q.shape[-1] ** -0.5 if scale is None else check_number("scale", scale)
     logits = q @ k.transpose(-2, -1) * scale  # (..., N, M)
     weights = logits.softmax(dim=-1)  # each row is a distribution over the M keys
     return weights @ v, weights  # (..., N, d_v), (..., N, M)
@@ -87,6 +86,9 @@ class Attention(nn.Module):
     ) -> None:
         super().__init__()
         dim, num_heads = check_int("dim", dim), check_int("num_heads", num_heads)
+        qkv_bias, fused = check_bool("qkv_bias", qkv_bias), check_bool("fused", fused)
+        if qk_scale is not None:
+            qk_scale = check_number("qk_scale", qk_scale, minimum=0, inclusive=False)
         inner = dim if out_dim is None else check_int("out_dim", out_dim)
         name = "dim" if out_dim is None else "out_dim"
         if inner % num_heads:
@@ -102,7 +104,7 @@ class Attention(nn.Module):
 
     def _heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(B, N, D) tokens -> q, k, v, each (B, h, N, d)."""
-        x = check_tensor("x", x, ndim=3)
+        x = check_dtype("x", check_tensor("x", x, ndim=3), self)
         if x.shape[-1] != self.dim:
             raise ValueError(
                 f"x has token length {x.shape[-1]}, but the module was built for dim={self.dim}"

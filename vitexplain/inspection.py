@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from ._checks import check_int, check_module, check_size2, check_tensor
+from ._checks import check_dtype, check_int, check_module, check_size2, check_tensor
 from .attention import Attention
 
 __all__ = [
@@ -71,6 +71,8 @@ def attention_maps(model: nn.Module, x: torch.Tensor) -> list[torch.Tensor]:
     """
     model = check_module("model", model)
     x = check_tensor("x", x)
+    if x.dtype != torch.long:  # token ids would be fine; images must match the weights
+        x = check_dtype("x", x, model)
     layers = [m for m in model.modules() if isinstance(m, Attention)]
     if not layers:
         raise ValueError(f"model ({type(model).__name__}) holds no vitexplain Attention layer")
@@ -104,7 +106,9 @@ def class_token_attention(model: nn.Module, images: torch.Tensor, block: int = -
         column, i.e. the weight the class token gives each patch token (the rest of the row, the
         weight it gives itself, is ``1 - sum``).
     """
-    images = check_tensor("images", images, ndim=4)
+    images = check_dtype(
+        "images", check_tensor("images", images, ndim=4), check_module("model", model)
+    )
     block = check_int("block", block, minimum=None)
     weights = attention_maps(model, images)
     if not -len(weights) <= block < len(weights):

@@ -12,7 +12,14 @@ import torch
 from einops import rearrange
 from torch import nn
 
-from ._checks import check_divides, check_image_batch, check_int, check_size2, check_tensor
+from ._checks import (
+    check_divides,
+    check_dtype,
+    check_image_batch,
+    check_int,
+    check_size2,
+    check_tensor,
+)
 
 __all__ = [
     "one_hot_patch_kernels",
@@ -144,7 +151,7 @@ class PatchEmbed(nn.Module):
         Returns:
             Tokens of shape (B, N, D).
         """
-        x = check_image_batch(x, self.in_chans, self.img_size)
+        x = check_dtype("x", check_image_batch(x, self.in_chans, self.img_size), self)
         return self.proj(patchify(x, self.patch_size))  # (B, N, C*P*P) -> (B, N, D)
 
 

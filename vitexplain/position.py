@@ -92,6 +92,7 @@ def relative_rotation(offset: float, dim: int, base: float = 10000.0) -> torch.T
     if dim % 2:
         raise ValueError(f"dim must be even for the rotation identity, got {dim}")
     base = check_number("base", base, minimum=1, inclusive=False)
+    offset = check_number("offset", offset)
     angle = offset * _frequencies(dim, base)[::2]  # (D/2,)
     cos, sin = torch.cos(angle), torch.sin(angle)
     rows = [torch.stack([cos, sin], -1), torch.stack([-sin, cos], -1)]  # two (D/2, 2) rows

@@ -19,10 +19,10 @@ import torch
 from einops import rearrange
 from torch import nn
 
-from ._checks import check_image_batch, check_int, check_size2
+from ._checks import check_dtype, check_image_batch, check_int, check_size2
 from .attention import Attention
 from .unfold import count_tokens
-from .vit import Mlp, TransformerBackbone
+from .vit import Mlp, TransformerBackbone, mlp_hidden
 
 __all__ = [
     "soft_split",
@@ -92,7 +92,7 @@ class TokenTransformer(nn.Module):
         self.norm1 = nn.LayerNorm(dim)
         self.attn = TokenAttention(dim, out_dim, num_heads, qkv_bias, qk_scale)
         self.norm2 = nn.LayerNorm(out_dim)
-        self.mlp = Mlp(out_dim, int(out_dim * mlp_ratio))
+        self.mlp = Mlp(out_dim, mlp_hidden(out_dim, mlp_ratio))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Args:
@@ -170,7 +170,7 @@ class T2TModule(nn.Module):
         Returns:
             Tokens of shape (B, N, embed_dim).
         """
-        x = check_image_batch(x, self.in_chans, self.img_size)
+        x = check_dtype("x", check_image_batch(x, self.in_chans, self.img_size), self)
         (h0, _), (h1, _), _ = self.grid_sizes
         x = self.soft_split0(x).transpose(1, 2)  # (B, N0, C*k0*k0)
         x = self.attention1(x)  # (B, N0, token_dim)

@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._checks import check_int, check_labelled_data, check_module, check_number
+from ._checks import check_dtype, check_int, check_labelled_data, check_module, check_number
 
 __all__ = ["evaluate", "train_classifier"]
 
@@ -72,6 +72,7 @@ def evaluate(
     """
     model = check_module("model", model)
     images, labels = check_labelled_data("data", (images, labels))
+    images = check_dtype("images", images, model)
     batch_size = check_int("batch_size", batch_size)
     was_training = model.training
     model.eval()
@@ -124,8 +125,10 @@ def train_classifier(
     """
     model = check_module("model", model)
     images, labels = check_labelled_data("train", train)
+    images = check_dtype("train[0] (images)", images, model)
     if test is not None:
         test = check_labelled_data("test", test)
+        check_dtype("test[0] (images)", test[0], model)
     epochs = check_int("epochs", epochs)
     batch_size = check_int("batch_size", batch_size)
     lr = check_number("lr", lr, minimum=0.0, inclusive=False)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ._checks import check_int
+from ._checks import check_dtype, check_int, check_number, check_tensor
 from .attention import Attention
 from .patches import PatchEmbed
 from .position import sinusoid_encoding
@@ -38,8 +38,10 @@ class Mlp(nn.Module):
     ) -> None:
         super().__init__()
         in_features = check_int("in_features", in_features)
-        hidden_features = check_int("hidden_features", hidden_features or in_features)
-        out_features = check_int("out_features", out_features or in_features)
+        hidden_features = in_features if hidden_features is None else hidden_features
+        out_features = in_features if out_features is None else out_features
+        hidden_features = check_int("hidden_features", hidden_features)
+        out_features = check_int("out_features", out_features)
         self.fc1 = nn.Linear(in_features, hidden_features)
         self.act = nn.GELU()
         self.fc2 = nn.Linear(hidden_features, out_features)
@@ -77,10 +79,12 @@ class Block(nn.Module):
         qk_scale: float | None = None,
     ) -> None:
         super().__init__()
+        dim = check_int("dim", dim)
+        hidden = mlp_hidden(dim, mlp_ratio)
         self.norm1 = nn.LayerNorm(dim)
         self.attn = Attention(dim, num_heads=num_heads, qkv_bias=qkv_bias, qk_scale=qk_scale)
         self.norm2 = nn.LayerNorm(dim)
-        self.mlp = Mlp(dim, int(dim * mlp_ratio))
+        self.mlp = Mlp(dim, hidden)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Args:
@@ -89,9 +93,22 @@ class Block(nn.Module):
         Returns:
             Tokens of shape (B, N, D).
         """
+        x = check_dtype("x", check_tensor("x", x, ndim=3), self)
         x = x + self.attn(self.norm1(x))  # (B, N, D)
         x = x + self.mlp(self.norm2(x))  # (B, N, D)
         return x
+
+
+def mlp_hidden(dim: int, mlp_ratio: float) -> int:
+    """Hidden length of a block's MLP, ``int(dim * mlp_ratio)``, refused when it is below 1."""
+    mlp_ratio = check_number("mlp_ratio", mlp_ratio, minimum=0, inclusive=False)
+    hidden = int(dim * mlp_ratio)
+    if hidden < 1:
+        raise ValueError(
+            f"mlp_ratio={mlp_ratio} gives an MLP of {hidden} hidden units for dim={dim}; "
+            "it needs at least 1"
+        )
+    return hidden
 
 
 # PyTorch's nn.TransformerEncoderLayer name -> ours: the same tensors, only the names differ.

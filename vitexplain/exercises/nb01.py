@@ -11,7 +11,7 @@ from einops import rearrange
 
 from ..data import load_mountains
 from ..patches import patchify
-from . import Exercise
+from . import Exercise, close, short
 
 __all__ = ["EXERCISES"]
 
@@ -23,9 +23,9 @@ def _is_int(value: Any) -> bool:
 def _int_pair(answer: Any, what: str) -> str | None:
     """A hint when ``answer`` is not a pair of ints, else None."""
     if not isinstance(answer, tuple | list) or len(answer) != 2:
-        return f"expected a pair of ints {what}, got {answer!r}"
+        return f"expected a pair of ints {what}, got {short(answer)}"
     if not all(_is_int(a) for a in answer):
-        return f"expected two ints {what}, got {answer!r}"
+        return f"expected two ints {what}, got {short(answer)}"
     return None
 
 
@@ -61,7 +61,7 @@ def _moon_token_flipped() -> int:
 
 def _grade_moon_token_flipped(answer: Any) -> str | None:
     if not _is_int(answer):
-        return f"expected a 1-based token number (an int), got {answer!r}"
+        return f"expected a 1-based token number (an int), got {short(answer)}"
     if not 1 <= int(answer) <= 15:
         return "the 3 x 5 grid has tokens 1 to 15"
     if int(answer) == 3:
@@ -126,7 +126,7 @@ def _solution_patchify_2d() -> Callable[[np.ndarray, int], np.ndarray]:
 
 def _grade_patchify_2d(answer: Any) -> str | None:
     if not callable(answer):
-        return f"expected a function patchify_2d(image, patch_size), got {answer!r}"
+        return f"expected a function patchify_2d(image, patch_size), got {short(answer)}"
     rng = np.random.default_rng(1)
     cases = [(load_mountains(), 20), (load_mountains(), 4), (rng.random((6, 9)), 3)]
     cases.append((np.arange(8 * 4, dtype=float).reshape(8, 4), 2))
@@ -141,8 +141,8 @@ def _grade_patchify_2d(answer: Any) -> str | None:
                 f"for a {image.shape[0]} x {image.shape[1]} image and P = {size} the result "
                 f"should have shape (N, P * P) = {expected.shape}, got {result.shape}"
             )
-        if not np.array_equal(result, expected):
-            if np.array_equal(np.sort(result, axis=None), np.sort(expected, axis=None)):
+        if not close(result, expected):
+            if close(np.sort(result, axis=None), np.sort(expected, axis=None)):
                 return (
                     f"right values, wrong order (image {image.shape}, P = {size}): patches go "
                     "left to right, then top to bottom, each read row by row"

@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from ..attention import attention
-from . import Exercise
+from . import Exercise, close, short
 
 __all__ = ["EXERCISES"]
 
@@ -43,7 +43,7 @@ def _equal_keys_weight() -> float:
 def _grade_equal_keys_weight(answer: Any) -> str | None:
     value = _as_number(answer)
     if value is None:
-        return f"expected a number, got {answer!r}"
+        return f"expected a number, got {short(answer)}"
     if not 0 <= value <= 1:
         return "attention weights lie between 0 and 1"
     if abs(value - _equal_keys_weight()) > 1e-3:
@@ -64,9 +64,9 @@ def _causal_rows_still_swapped() -> list[int]:
 
 def _grade_causal_rows(answer: Any) -> str | None:
     if not isinstance(answer, list | tuple | set):
-        return f"expected a list of row indices, got {answer!r}"
+        return f"expected a list of row indices, got {short(answer)}"
     if not all(isinstance(i, int) and not isinstance(i, bool) for i in answer):
-        return f"expected 0-based row indices (ints), got {answer!r}"
+        return f"expected 0-based row indices (ints), got {short(answer)}"
     chosen, right = sorted(set(answer)), _causal_rows_still_swapped()
     if chosen == [0, 1, 2, 3]:
         return "without a mask every row would be; with one, which rows see other keys now?"
@@ -89,22 +89,24 @@ def _solution_attention() -> Callable[[torch.Tensor, torch.Tensor, torch.Tensor]
 
 def _grade_attention(answer: Any) -> str | None:
     if not callable(answer):
-        return f"expected a function my_attention(q, k, v), got {answer!r}"
+        return f"expected a function my_attention(q, k, v), got {short(answer)}"
     for n, m, d, d_v, seed in ((4, 4, 9, 9, 0), (5, 7, 8, 3, 1), (15, 15, 64, 64, 2)):
         q, k, v = _random_qkv(n, m, d, d_v, seed)
         result = answer(q.clone(), k.clone(), v.clone())
         if result is None:
             return "your function returned None"
-        result = torch.as_tensor(result, dtype=torch.float64)
+        if isinstance(result, tuple | list):
+            return "return only the output (N, d_v), not a tuple such as (output, weights)"
+        result = torch.as_tensor(result)
         expected = F.scaled_dot_product_attention(q, k, v)  # (N, d_v)
         if result.shape != expected.shape:
             return (
                 f"for {n} queries, {m} keys and values of length {d_v} the output should have "
                 f"shape {tuple(expected.shape)}, got {tuple(result.shape)}"
             )
-        if not torch.allclose(result, expected, atol=1e-8):
+        if not close(result, expected):
             unscaled = F.scaled_dot_product_attention(q, k, v, scale=1.0)
-            if torch.allclose(result, unscaled, atol=1e-8):
+            if close(result, unscaled):
                 return "close: the logits need the factor 1 / sqrt(d)"
             return f"wrong values for q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}"
     return None
@@ -129,7 +131,7 @@ def _dot_product_std() -> int:
 def _grade_dot_product_std(answer: Any) -> str | None:
     value = _as_number(answer)
     if value is None:
-        return f"expected a number, got {answer!r}"
+        return f"expected a number, got {short(answer)}"
     if abs(value - _dot_product_std()) > 0.25:
         return "a sum of d independent zero-mean terms of variance 1 has variance d"
     return None

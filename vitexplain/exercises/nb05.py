@@ -10,7 +10,7 @@ from torch import nn
 from ..data import load_mountains
 from ..patches import patchify
 from ..unfold import count_tokens, fold_tokens
-from . import Exercise
+from . import Exercise, close
 
 __all__ = ["EXERCISES"]
 
@@ -143,8 +143,8 @@ def _grade_unsoft_split(fn: Any) -> str | None:
             return "your function returned None"
         if not isinstance(got, torch.Tensor) or tuple(got.shape) != shape:
             return f"expected a tensor of shape {shape}, got {getattr(got, 'shape', type(got))}"
-        if not torch.allclose(got, x, atol=1e-5):
-            ratio = float((got / x.clamp_min(1e-6)).max())
+        if not close(got, x):
+            ratio = float((got.double() / x.double().clamp_min(1e-6)).max())
             if ratio > 1.5:
                 return "some values are too large: what happens where patches overlap?"
             return f"the result differs from the picture (k={k}, s={s}, p={p})"
