@@ -14,6 +14,7 @@ import torch.nn.functional as F
 
 from ._checks import check_int, check_size2, check_tensor
 from .position import embedding_similarity
+from .training import fit
 from .vit import ViT
 
 __all__ = [
@@ -123,32 +124,24 @@ def train_where_am_i(
     epochs, batch_size = check_int("epochs", epochs), check_int("batch_size", batch_size)
     row_targets, col_targets = position_targets((rows, cols), sigma)  # (N, rows), (N, cols)
     true_rows, true_cols = _grid_coordinates(rows, cols)  # (N,) each
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
-    generator = torch.Generator().manual_seed(check_int("seed", seed, minimum=0))
+
+    def batch_loss(batch: torch.Tensor) -> torch.Tensor:
+        logits = token_position_logits(model, images[batch])  # (B, N, rows + cols)
+        return F.cross_entropy(
+            logits[..., :rows].transpose(1, 2), row_targets.T.expand(len(batch), -1, -1)
+        ) + F.cross_entropy(
+            logits[..., rows:].transpose(1, 2), col_targets.T.expand(len(batch), -1, -1)
+        )
+
     history: dict[str, list[float]] = {"loss": [], "accuracy": []}
-    for _ in range(epochs):
-        model.train()
-        order = torch.randperm(len(images), generator=generator)  # (n,)
-        total = 0.0
-        for start in range(0, len(images), batch_size):
-            batch = order[start : start + batch_size]
-            logits = token_position_logits(model, images[batch])  # (B, N, rows + cols)
-            loss = F.cross_entropy(
-                logits[..., :rows].transpose(1, 2), row_targets.T.expand(len(batch), -1, -1)
-            ) + F.cross_entropy(
-                logits[..., rows:].transpose(1, 2), col_targets.T.expand(len(batch), -1, -1)
-            )
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            total += loss.item() * len(batch)
-        model.eval()
+    seed = check_int("seed", seed, minimum=0)
+    for loss in fit(model, len(images), batch_loss, epochs, batch_size, lr, 0.0, seed):
         with torch.no_grad():
             logits = token_position_logits(model, images)  # (n, N, rows + cols)
         right = (logits[..., :rows].argmax(-1) == true_rows) & (
             logits[..., rows:].argmax(-1) == true_cols
         )  # (n, N)
-        history["loss"].append(total / len(images))
+        history["loss"].append(loss)
         history["accuracy"].append(right.double().mean().item())
     return history
 

@@ -8,7 +8,7 @@ one. The data set of notebook 06 is in :mod:`vitexplain.scramble`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import torch
 import torch.nn.functional as F
@@ -86,6 +86,54 @@ def evaluate(
     return total_loss / len(labels), correct / len(labels)
 
 
+def fit(
+    model: nn.Module,
+    n: int,
+    batch_loss: Callable[[torch.Tensor], torch.Tensor],
+    epochs: int,
+    batch_size: int,
+    lr: float,
+    weight_decay: float = 0.0,
+    seed: int = 0,
+) -> Iterator[float]:
+    """The series' one training loop: AdamW over shuffled mini-batches, one epoch at a time.
+
+    Each epoch draws a new order of the ``n`` examples from a ``torch.Generator`` seeded with
+    ``seed`` (the only randomness), and takes one AdamW step per mini-batch on the loss that
+    ``batch_loss`` computes from the batch's indices. :func:`train_classifier` and
+    :func:`vitexplain.train_where_am_i` differ only in that loss.
+
+    Args:
+        model: the module whose parameters are trained (set to train mode during an epoch and
+            to eval mode after it).
+        n: number of training examples.
+        batch_loss: maps the indices of a mini-batch, shape (B,), to its mean loss (a scalar).
+        epochs: passes over the data.
+        batch_size: examples per step.
+        lr: learning rate.
+        weight_decay: AdamW's decoupled weight decay (0: Adam's steps exactly).
+        seed: seed of the shuffling.
+
+    Yields:
+        The mean training loss of each epoch, after the epoch.
+    """
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    generator = torch.Generator().manual_seed(seed)
+    for _ in range(epochs):
+        model.train()
+        order = torch.randperm(n, generator=generator)  # (n,)
+        total = 0.0
+        for start in range(0, n, batch_size):
+            batch = order[start : start + batch_size]
+            loss = batch_loss(batch)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * len(batch)
+        model.eval()
+        yield total / n
+
+
 def train_classifier(
     model: nn.Module,
     train: tuple[torch.Tensor, torch.Tensor],
@@ -137,28 +185,20 @@ def train_classifier(
     if log is not None and not callable(log):
         raise TypeError(f"log must be callable or None, got {log!r}")
 
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
-    generator = torch.Generator().manual_seed(seed)
+    def batch_loss(batch: torch.Tensor) -> torch.Tensor:
+        loss, _ = _loss_and_correct(model(images[batch]), labels[batch])
+        return loss
+
     history: dict[str, list[float]] = {"epoch": [], "loss": [], "train_accuracy": []}
     if test is not None:
         history.update(test_loss=[], test_accuracy=[])
-    n = len(labels)
-    for epoch in range(1, epochs + 1):
-        model.train()
-        order = torch.randperm(n, generator=generator)  # (n,)
-        running = 0.0
-        for start in range(0, n, batch_size):
-            batch = order[start : start + batch_size]
-            loss, _ = _loss_and_correct(model(images[batch]), labels[batch])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            running += loss.item() * len(batch)
+    epoch_losses = fit(model, len(labels), batch_loss, epochs, batch_size, lr, weight_decay, seed)
+    for epoch, loss in enumerate(epoch_losses, start=1):
         _, train_accuracy = evaluate(model, images, labels)
         history["epoch"].append(epoch)
-        history["loss"].append(running / n)
+        history["loss"].append(loss)
         history["train_accuracy"].append(train_accuracy)
-        line = f"epoch {epoch:2d}/{epochs}  loss {running / n:.3f}  train acc {train_accuracy:.3f}"
+        line = f"epoch {epoch:2d}/{epochs}  loss {loss:.3f}  train acc {train_accuracy:.3f}"
         if test is not None:
             test_loss, test_accuracy = evaluate(model, *test)
             history["test_loss"].append(test_loss)
