@@ -5,6 +5,7 @@
 #   make html     the series as a static site in build/html/, read offline (no re-execution)
 #   make e2e      browser tests: the reader's path in JupyterLab, and the site (Debian's chromium)
 #   make figures  re-execute every notebook in place (refreshes outputs and figures/)
+#   make weights  retrain notebook 08's two ViTs and save them in vitexplain/weights/
 #   make lint     ruff
 #   make clean    remove .venv, caches and build artefacts
 
@@ -32,7 +33,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 LINT_DIRS := $(wildcard vitexplain tests notebooks benchmarks scripts e2e)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help setup lab test test-notebooks test-notebooks-baseline html e2e figures lint bench clean
+.PHONY: help setup lab test test-notebooks test-notebooks-baseline html e2e figures weights lint bench clean
 
 help:
 	@echo "vitexplain -- targets (each creates $(VENV) from requirements.lock on first use):"
@@ -44,6 +45,7 @@ help:
 	@echo "  make html     the series as a static site in build/html/ (stored outputs, offline)"
 	@echo "  make e2e      browser tests: the notebooks in JupyterLab, and the site of make html"
 	@echo "  make figures  re-execute every notebook in place: refreshes outputs and figures/"
+	@echo "  make weights  retrain notebook 08's ViTs (seeded, ~40 s) into vitexplain/weights/"
 	@echo "  make lint     ruff check and ruff format --check on $(LINT_DIRS)"
 	@echo "  make bench    benchmarks/bench.py: vitexplain against PyTorch's own modules, as ratios"
 	@echo "  make clean    remove $(VENV), caches and build artefacts (keeps figures/, notebooks/)"
@@ -130,6 +132,11 @@ ifneq ($(NOTEBOOKS),)
 else
 	@echo "no notebooks/*.ipynb to execute"
 endif
+
+# Notebook 08's figures come from shipped weights, the same on every CPU; this remakes them with
+# the notebook's own training code (same bytes on the same machine).
+weights: $(STAMP)
+	$(BIN)/python scripts/train_digits.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check $(LINT_DIRS)

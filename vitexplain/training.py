@@ -16,7 +16,7 @@ from torch import nn
 
 from ._checks import check_dtype, check_int, check_labelled_data, check_module, check_number
 
-__all__ = ["evaluate", "train_classifier"]
+__all__ = ["evaluate", "fit", "train_classifier"]
 
 
 def _loss_and_correct(

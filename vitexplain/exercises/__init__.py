@@ -55,7 +55,7 @@ __all__ = [
 ANSWER_TIME_LIMIT = 10.0
 
 # One module per notebook; each defines EXERCISES: list[Exercise].
-_NOTEBOOK_MODULES: tuple[str, ...] = ("nb01", "nb02", "nb03", "nb04", "nb05", "nb06", "nb07")
+_NOTEBOOK_MODULES: tuple[str, ...] = tuple(f"nb{n:02d}" for n in range(1, 9))
 
 
 @dataclass(frozen=True)

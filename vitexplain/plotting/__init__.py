@@ -14,6 +14,7 @@ from . import (
     clocks,
     core,
     files,
+    interpret,
     learned_position,
     patches,
     position,
@@ -37,6 +38,7 @@ _MODULES = (
     t2t_animation,
     training,
     learned_position,
+    interpret,
 )
 for _module in _MODULES:
     globals().update({name: getattr(_module, name) for name in _module.__all__})

@@ -1,0 +1,122 @@
+"""Real images for notebook 08: the UCI handwritten digits that scikit-learn ships in its wheel.
+
+1,797 grey images of 8 x 8 pixels, digits 0-9, values 0-16; ``load_digits()`` reads a file inside
+the scikit-learn package, so nothing is downloaded. A ViT with 2 x 2 patches sees 16 patches.
+The model notebook 08 studies is trained by :func:`train_digits_vit` and shipped in the package
+(``vitexplain/weights/``, made by ``make weights``), so its figures are the same on every CPU.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ._checks import check_int
+from .training import train_classifier
+from .vit import ViT
+
+__all__ = [
+    "DIGITS_VIT_CONFIG",
+    "digits_vit",
+    "load_digit_split",
+    "load_trained_digits_vit",
+    "train_digits_vit",
+]
+
+#: The small ViT of notebook 08: 16 patches of 2 x 2 pixels, 64 channels, 4 blocks of 4 heads.
+DIGITS_VIT_CONFIG = {
+    "img_size": (8, 8),
+    "patch_size": 2,
+    "in_chans": 1,
+    "num_classes": 10,
+    "embed_dim": 64,
+    "depth": 4,
+    "num_heads": 4,
+    "mlp_ratio": 2.0,
+}
+#: Training of the shipped models (``make weights``): AdamW, batches of 64, this many epochs.
+DIGITS_TRAINING = {"epochs": 40, "batch_size": 64, "lr": 2e-3, "seed": 0}
+WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
+TEST_SIZE = 397  # held out: 1,400 pictures to train on
+
+
+def load_digit_split(
+    seed: int = 0,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The digits as tensors, split once into 1,400 training and 397 test pictures.
+
+    Args:
+        seed: seed of the split (a NumPy permutation of the 1,797 pictures).
+
+    Returns:
+        ``(train_images, train_labels, test_images, test_labels)``: images float32 of shape
+        (n, 1, 8, 8) scaled from 0..16 to [0, 1], labels int64 of shape (n,).
+    """
+    try:
+        from sklearn.datasets import load_digits
+    except ImportError as error:  # pragma: no cover - scikit-learn is in the locked environment
+        raise ImportError("notebook 08 needs scikit-learn: pip install scikit-learn") from error
+
+    digits = load_digits()
+    order = np.random.default_rng(check_int("seed", seed, minimum=0)).permutation(
+        len(digits.target)
+    )
+    images = torch.tensor(digits.images[order] / 16.0, dtype=torch.float32)[:, None]  # (n, 1, 8, 8)
+    labels = torch.tensor(digits.target[order], dtype=torch.int64)  # (n,)
+    cut = len(labels) - TEST_SIZE
+    return images[:cut], labels[:cut], images[cut:], labels[cut:]
+
+
+def digits_vit(pos_embed: str = "learned") -> ViT:
+    """The notebook's ViT, freshly initialised (seed the generator yourself to repeat it).
+
+    Args:
+        pos_embed: ``"learned"`` (the paper's choice) or ``"none"`` (the baseline without).
+    """
+    return ViT(**DIGITS_VIT_CONFIG, pos_embed=pos_embed)
+
+
+def train_digits_vit(
+    pos_embed: str = "learned", epochs: int | None = None, log=None
+) -> tuple[ViT, dict[str, list[float]]]:
+    """Train the notebook's ViT on the training split, from seed 0: the code ``make weights`` runs.
+
+    Args:
+        pos_embed: ``"learned"`` or ``"none"``.
+        epochs: passes over the data; the shipped models' 40 when None.
+        log: called with a line per epoch (``print``), or None.
+
+    Returns:
+        ``(model, history)`` as :func:`vitexplain.train_classifier` returns the history.
+    """
+    train_images, train_labels, test_images, test_labels = load_digit_split()
+    torch.manual_seed(0)
+    model = digits_vit(pos_embed)
+    settings = dict(DIGITS_TRAINING)
+    if epochs is not None:
+        settings["epochs"] = check_int("epochs", epochs)
+    history = train_classifier(
+        model, (train_images, train_labels), (test_images, test_labels), log=log, **settings
+    )
+    return model, history
+
+
+def load_trained_digits_vit(pos_embed: str = "learned") -> ViT:
+    """The shipped model: weights made by :func:`train_digits_vit`, loaded strictly.
+
+    Args:
+        pos_embed: ``"learned"`` (the notebook's model) or ``"none"`` (its baseline).
+
+    Returns:
+        The ViT in eval mode.
+    """
+    if pos_embed not in ("learned", "none"):
+        raise ValueError(f"pos_embed must be 'learned' or 'none', got {pos_embed!r}")
+    path = WEIGHTS_DIR / f"digits_vit_{pos_embed}.pt"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: `make weights` trains and saves it")
+    model = digits_vit(pos_embed)
+    model.load_state_dict(torch.load(path, weights_only=True), strict=True)
+    return model.eval()

@@ -1,0 +1,243 @@
+"""Reading a trained ViT (notebook 08): where it looks, what it uses, and what its layers hold.
+
+Where it looks: :func:`attention_rollout` (Abnar & Zuidema, 2020) chains the attention maps of
+all blocks; :func:`mean_attention_distance` measures how far, in pixels, each head reaches (the
+ViT paper's Figure 7, right). What it uses: :func:`occlusion_map` hides one patch at a time and
+measures how much the predicted class loses. What the layers hold: :func:`logit_lens` reads the
+class token after every block through the final norm and head; :func:`embedding_components` gives
+the principal components of the patch embedding's filters (Figure 7, left).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from ._checks import check_dtype, check_int, check_module, check_number, check_size2, check_tensor
+from .patches import patchify, unpatchify
+
+__all__ = [
+    "attention_rollout",
+    "embedding_components",
+    "logit_lens",
+    "mean_attention_distance",
+    "occlusion_map",
+    "rank_correlation",
+]
+
+
+def _check_maps(maps: object) -> list[torch.Tensor]:
+    if not isinstance(maps, list | tuple) or not maps:
+        raise TypeError("maps must be a non-empty list of (B, h, N, N) tensors (vx.attention_maps)")
+    maps = [check_tensor(f"maps[{i}]", m, ndim=4) for i, m in enumerate(maps)]
+    if len({m.shape for m in maps}) != 1 or maps[0].shape[-1] != maps[0].shape[-2]:
+        raise ValueError(
+            f"maps must all have one shape (B, h, N, N), got {[tuple(m.shape) for m in maps]}"
+        )
+    return maps
+
+
+def attention_rollout(maps: list[torch.Tensor], residual: bool = True) -> torch.Tensor:
+    """How much each token's output draws on each input token, through all the blocks.
+
+    For each block: average the heads, add the identity for the residual connection (half of
+    what flows on is the token itself), renormalise the rows; then multiply the blocks' matrices,
+    the last block on the left: R = A_L ... A_2 A_1.
+
+    Args:
+        maps: one (B, h, N, N) tensor per block, first block first, as
+            :func:`vitexplain.attention_maps` returns them.
+        residual: add the identity before renormalising (False: the plain product of attentions).
+
+    Returns:
+        Tensor of shape (B, N, N): row i says where output token i's information came from; each
+        row sums to 1. For a ViT, row 0 is the class token.
+    """
+    maps = _check_maps(maps)
+    n = maps[0].shape[-1]
+    rollout = torch.eye(n, dtype=maps[0].dtype).expand(maps[0].shape[0], n, n)  # (B, N, N)
+    for weights in maps:
+        a = weights.mean(dim=1)  # (B, N, N): heads averaged
+        if residual:
+            a = a + torch.eye(n, dtype=a.dtype)
+            a = a / a.sum(dim=-1, keepdim=True)  # rows sum to 1 again
+        rollout = a @ rollout  # the later block on the left
+    return rollout
+
+
+def _patch_centres(grid_size: tuple[int, int], patch_size: int) -> torch.Tensor:
+    rows, cols = grid_size
+    r, c = torch.meshgrid(torch.arange(rows), torch.arange(cols), indexing="ij")
+    return torch.stack([r.flatten(), c.flatten()], dim=1).double() * patch_size  # (N, 2)
+
+
+def mean_attention_distance(
+    maps: list[torch.Tensor],
+    grid_size: int | tuple[int, int],
+    patch_size: int,
+    num_prefix_tokens: int = 1,
+) -> torch.Tensor:
+    """How far each head looks: the attention-weighted distance between query and key patches.
+
+    For every query patch, the distance in pixels from its patch to each key patch (between patch
+    centres) is weighted by the attention it pays there, renormalised over the patch keys (the
+    class token has no place); averaged over query patches and images. The ViT paper's Figure 7
+    (right) plots this per head against depth.
+
+    Args:
+        maps: one (B, h, N, N) tensor per block, the prefix tokens (class token) first.
+        grid_size: (rows, cols) of the patch grid.
+        patch_size: side of a patch in pixels.
+        num_prefix_tokens: tokens before the patches (1 for the class token).
+
+    Returns:
+        Tensor of shape (depth, h): mean distance in pixels, per block and head.
+    """
+    maps = _check_maps(maps)
+    rows, cols = check_size2("grid_size", grid_size)
+    patch_size = check_int("patch_size", patch_size)
+    p = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
+    if maps[0].shape[-1] != p + rows * cols:
+        raise ValueError(f"maps have {maps[0].shape[-1]} tokens, expected {p} + {rows} x {cols}")
+    centres = _patch_centres((rows, cols), patch_size)  # (N, 2)
+    distance = torch.cdist(centres, centres)  # (N, N) pixels
+    out = []
+    for weights in maps:
+        w = weights[..., p:, p:].double()  # (B, h, N, N): patches to patches
+        w = w / w.sum(dim=-1, keepdim=True)
+        out.append((w * distance).sum(-1).mean(dim=(0, 2)))  # (h,)
+    return torch.stack(out)  # (depth, h)
+
+
+@torch.no_grad()
+def occlusion_map(
+    model: nn.Module,
+    images: torch.Tensor,
+    patch_size: int,
+    value: float = 0.0,
+    target: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """How much the model relies on each patch: the probability it loses when the patch is hidden.
+
+    Each patch in turn is filled with ``value``; the drop of the softmax probability of the
+    target class (by default the class the model predicts for the intact image) is that patch's
+    score. A large drop means the decision needs that patch; a score near 0 means it does not.
+
+    Args:
+        model: a classifier of images (B, C, H, W) -> logits (B, K), in eval mode.
+        images: shape (B, C, H, W).
+        patch_size: side P of the square patches (must divide H and W).
+        value: what a hidden patch is filled with (0: black, for the digits).
+        target: class per image, shape (B,); the model's prediction when None.
+
+    Returns:
+        Tensor of shape (B, H/P, W/P): the drop in probability per patch (negative when hiding a
+        patch makes the model surer).
+    """
+    model = check_module("model", model)
+    images = check_dtype("images", check_tensor("images", images, ndim=4), model)
+    value = check_number("value", value)
+    tokens = patchify(images, patch_size)  # (B, N, C*P*P), checks patch_size
+    b, n, _ = tokens.shape
+    probs = model(images).softmax(-1)  # (B, K)
+    target = probs.argmax(-1) if target is None else check_tensor("target", target, ndim=1)
+    hidden = tokens[:, None].repeat(1, n, 1, 1)  # (B, N occluded copies, N, C*P*P)
+    hidden[:, torch.arange(n), torch.arange(n)] = value  # copy i has patch i hidden
+    occluded = unpatchify(hidden.flatten(0, 1), tuple(images.shape[-2:]), patch_size)
+    occluded_probs = model(occluded).softmax(-1).view(b, n, -1)  # (B, N, K)
+    picked = torch.arange(b)
+    drop = probs[picked, target][:, None] - occluded_probs[picked, :, target]  # (B, N)
+    rows, cols = images.shape[-2] // patch_size, images.shape[-1] // patch_size
+    return drop.view(b, rows, cols)
+
+
+@torch.no_grad()
+def logit_lens(model: nn.Module, images: torch.Tensor) -> torch.Tensor:
+    """What the class token would predict after each block: the final norm and head read early.
+
+    Args:
+        model: a :class:`vitexplain.ViT` (``blocks``, ``norm``, ``head``; class token first).
+        images: shape (B, C, H, W).
+
+    Returns:
+        Tensor of shape (B, depth, K): class probabilities read after block 1, 2, ..., depth; the
+        last equals the model's own prediction.
+    """
+    model = check_module("model", model)
+    if not all(hasattr(model, a) for a in ("blocks", "norm", "head")):
+        raise TypeError(
+            f"model must be a ViT with blocks, norm and head, got {type(model).__name__}"
+        )
+    images = check_dtype("images", check_tensor("images", images, ndim=4), model)
+    states: list[torch.Tensor] = []
+
+    def keep_class_token(_block: nn.Module, _inputs: tuple, out: torch.Tensor) -> None:
+        states.append(out[:, 0])  # (B, D)
+
+    hooks = [block.register_forward_hook(keep_class_token) for block in model.blocks]
+    was_training = model.training
+    try:
+        model.eval()
+        model(images)
+    finally:
+        model.train(was_training)
+        for hook in hooks:
+            hook.remove()
+    cls = torch.stack(states, dim=1)  # (B, depth, D): the class token after each block
+    return model.head(model.norm(cls)).softmax(-1)  # (B, depth, K)
+
+
+def embedding_components(model: nn.Module, k: int = 8) -> tuple[torch.Tensor, torch.Tensor]:
+    """The principal components of the patch embedding's filters (the ViT paper's Figure 7, left).
+
+    Each of the D rows of ``patch_embed.proj.weight`` is a filter over a C x P x P patch; the
+    components are the directions in pixel space along which the filters vary most.
+
+    Args:
+        model: a :class:`vitexplain.ViT`.
+        k: how many components.
+
+    Returns:
+        ``(components, explained)``: components of shape (k, C, P, P), unit length, sign fixed so
+        that the largest entry is positive; the share of the filters' variance each explains (k,).
+    """
+    model = check_module("model", model)
+    weight = model.patch_embed.proj.weight.detach().double()  # (D, C*P*P)
+    k = check_int("k", k)
+    if k > min(weight.shape):
+        raise ValueError(f"k={k} is more than the {min(weight.shape)} components there are")
+    centred = weight - weight.mean(dim=0)
+    _, s, vh = torch.linalg.svd(centred, full_matrices=False)  # vh: (r, C*P*P)
+    components = vh[:k]
+    flip = torch.sign(components.gather(1, components.abs().argmax(1, keepdim=True)))  # (k, 1)
+    components = components * flip
+    explained = (s**2 / (s**2).sum())[:k]
+    c, p = model.patch_embed.in_chans, model.patch_embed.patch_size
+    return components.view(k, c, p, p).float(), explained.float()
+
+
+def rank_correlation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Spearman's rank correlation of each row of ``a`` with the same row of ``b``.
+
+    Args:
+        a: shape (B, M) (or any (B, ...) flattened to it).
+        b: the same shape.
+
+    Returns:
+        Tensor of shape (B,), in [-1, 1]. Ties get their average rank.
+    """
+    a, b = check_tensor("a", a, min_ndim=1), check_tensor("b", b, min_ndim=1)
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have one shape, got {tuple(a.shape)} and {tuple(b.shape)}")
+    a, b = a.reshape(len(a), -1).double(), b.reshape(len(b), -1).double()
+
+    def ranks(x: torch.Tensor) -> torch.Tensor:
+        # equal values share their average rank: the mean of (number smaller) and
+        # (number not larger) - 1
+        below = (x[:, None, :] < x[:, :, None]).sum(-1).double()
+        not_above = (x[:, None, :] <= x[:, :, None]).sum(-1).double()
+        return (below + not_above - 1) / 2  # (B, M), 0-based
+
+    ra, rb = ranks(a), ranks(b)
+    ra, rb = ra - ra.mean(1, keepdim=True), rb - rb.mean(1, keepdim=True)
+    return (ra * rb).sum(1) / (ra.norm(dim=1) * rb.norm(dim=1))

@@ -1,0 +1,196 @@
+"""Figures of notebook 08: a ViT trained on the digits, where it looks and what it uses."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+
+from .core import (
+    ATTENTION_CMAP,
+    EMBEDDING_CMAP,
+    PICTURE_CMAP,
+    SIMILARITY_CMAP,
+    _as_array,
+    axes_grid,
+)
+from .learned_position import position_similarity_mosaic
+
+__all__ = [
+    "show_class_token_maps",
+    "show_digits",
+    "show_logit_lens",
+    "show_looks_and_uses",
+    "show_vit_figure7",
+]
+
+
+def _bare(ax) -> None:
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def show_digits(
+    images, labels: Sequence[int], predictions: Sequence[int] | None = None, ncols: int = 10
+) -> Figure:
+    """Small digit pictures with their labels (and the model's answer, when given).
+
+    Args:
+        images: shape (n, 1, H, W) or (n, H, W), values in [0, 1].
+        labels: the true digit of each picture.
+        predictions: the model's digit of each picture, or None.
+        ncols: pictures per row.
+
+    Returns:
+        The figure: one small axes per picture, titled "label" or "label -> prediction".
+    """
+    images = _as_array(images).reshape(len(labels), *np.shape(images)[-2:])
+    fig, axes = axes_grid(
+        len(images), ncols, (1.0 * min(ncols, len(images)), 1.2 * -(-len(images) // ncols))
+    )
+    for i, ax in enumerate(axes):
+        ax.imshow(images[i], cmap="gray_r", vmin=0, vmax=1, interpolation="nearest")
+        title = f"{labels[i]}" if predictions is None else f"{labels[i]} → {predictions[i]}"
+        ax.set_title(title, fontsize=9)
+        _bare(ax)
+    return fig
+
+
+def show_class_token_maps(image, maps: torch.Tensor, grid_size: tuple[int, int]) -> Figure:
+    """Where the class token looks in every block and head, for one picture.
+
+    Args:
+        image: shape (H, W), the picture.
+        maps: shape (depth, h, N, N) with the class token first (the picture's attention maps).
+        grid_size: (rows, cols) of the patch grid.
+
+    Returns:
+        The figure: the picture, then a depth x h grid of the class token's weights on the
+        patches (one colour scale from 0, bright = large).
+    """
+    maps = _as_array(maps)
+    depth, heads = maps.shape[:2]
+    cls = maps[:, :, 0, 1:].reshape(depth, heads, *grid_size)  # (depth, h, rows, cols)
+    fig = Figure(figsize=(1.3 * (heads + 1) + 0.6, 1.3 * depth), layout="constrained")
+    grid = fig.add_gridspec(depth, heads + 1)
+    ax = fig.add_subplot(grid[:, 0])
+    ax.imshow(_as_array(image), cmap="gray_r", vmin=0, vmax=1, interpolation="nearest")
+    ax.set_title("picture", fontsize=9)
+    _bare(ax)
+    vmax = float(cls.max())
+    for layer in range(depth):
+        for head in range(heads):
+            ax = fig.add_subplot(grid[layer, head + 1])
+            im = ax.imshow(cls[layer, head], cmap=ATTENTION_CMAP, vmin=0, vmax=vmax)
+            _bare(ax)
+            if layer == 0:
+                ax.set_title(f"head {head + 1}", fontsize=9)
+            if head == 0:
+                ax.set_ylabel(f"block {layer + 1}", fontsize=9)
+    fig.colorbar(im, ax=fig.axes[1:], shrink=0.8, label="class token's weight")
+    return fig
+
+
+def show_looks_and_uses(images, rollout, occlusion, titles: Sequence[str]) -> Figure:
+    """Pictures, where the model looks (rollout) and what it uses (occlusion), column by column.
+
+    Args:
+        images: shape (k, H, W) or (k, 1, H, W).
+        rollout: shape (k, rows, cols), the class token's rollout weight on each patch.
+        occlusion: shape (k, rows, cols), the probability lost when the patch is hidden.
+        titles: one title per column.
+
+    Returns:
+        The figure: three rows (picture, rollout, occlusion) of k panels; rollout in the
+        attention colours, occlusion diverging around 0 (red: the answer needs the patch).
+    """
+    images, rollout, occlusion = (_as_array(a) for a in (images, rollout, occlusion))
+    k = len(titles)
+    images = images.reshape(k, *images.shape[-2:])
+    fig, axes = axes_grid(3 * k, k, (1.5 * k + 1.2, 4.8))
+    span = float(np.abs(occlusion).max()) or 1.0
+    for i in range(k):
+        top, middle, bottom = axes[i], axes[k + i], axes[2 * k + i]
+        top.imshow(images[i], cmap="gray_r", vmin=0, vmax=1, interpolation="nearest")
+        top.set_title(titles[i], fontsize=9)
+        looks = middle.imshow(rollout[i], cmap=ATTENTION_CMAP, vmin=0, vmax=float(rollout.max()))
+        uses = bottom.imshow(occlusion[i], cmap=EMBEDDING_CMAP, vmin=-span, vmax=span)
+        for ax in (top, middle, bottom):
+            _bare(ax)
+    axes[k].set_ylabel("looks:\nrollout", fontsize=9)
+    axes[2 * k].set_ylabel("uses:\nocclusion", fontsize=9)
+    fig.colorbar(looks, ax=axes[k : 2 * k], shrink=0.8, label="weight")
+    fig.colorbar(uses, ax=axes[2 * k :], shrink=0.8, label="probability lost")
+    return fig
+
+
+def show_logit_lens(probabilities, label: int) -> Figure:
+    """The class token read after every block: how the answer forms, layer by layer.
+
+    Args:
+        probabilities: shape (depth, K), from :func:`vitexplain.logit_lens` for one picture.
+        label: the picture's true class (outlined).
+
+    Returns:
+        The figure: a depth x K heat map of probabilities, the true class's column outlined.
+    """
+    from matplotlib.patches import Rectangle
+
+    probs = _as_array(probabilities)
+    depth, classes = probs.shape
+    fig = Figure(figsize=(5.5, 0.5 * depth + 1.2), layout="constrained")
+    ax = fig.add_subplot()
+    im = ax.imshow(probs, cmap=PICTURE_CMAP, vmin=0, vmax=1, aspect="auto")
+    ax.add_patch(Rectangle((label - 0.5, -0.5), 1, depth, fill=False, edgecolor="#ffb000", lw=2))
+    ax.set_xticks(range(classes))
+    ax.set_yticks(range(depth), [f"after block {i + 1}" for i in range(depth)])
+    ax.set_xlabel("class")
+    fig.colorbar(im, ax=ax, label="probability")
+    return fig
+
+
+def show_vit_figure7(
+    components, explained, similarity, distances, uniform_distance: float
+) -> Figure:
+    """Figure 7 of the ViT paper, for the digits model: filters, position similarity, distances.
+
+    Args:
+        components: shape (k, C, P, P), principal components of the patch embedding's filters.
+        explained: shape (k,), the share of variance each explains.
+        similarity: shape (rows, cols, rows, cols), cosine similarity of the position vectors.
+        distances: shape (depth, h), mean attention distance in pixels per block and head.
+        uniform_distance: the mean distance of uniform attention over the patches (a reference).
+
+    Returns:
+        The figure: left the components, centre the similarity mosaic, right distance vs depth.
+    """
+    components, explained, distances = (_as_array(a) for a in (components, explained, distances))
+    k = len(components)
+    fig = Figure(figsize=(11, 3.4), layout="constrained")
+    outer = fig.add_gridspec(1, 3, width_ratios=[1.1, 1.1, 1.2])
+    left = outer[0].subgridspec(2, -(-k // 2))
+    for i in range(k):
+        ax = fig.add_subplot(left[i // -(-k // 2), i % -(-k // 2)])
+        span = float(np.abs(components[i]).max())
+        ax.imshow(components[i, 0], cmap=EMBEDDING_CMAP, vmin=-span, vmax=span)
+        ax.set_title(f"PC {i + 1}: {explained[i]:.0%}", fontsize=8)
+        _bare(ax)
+    centre = fig.add_subplot(outer[1])
+    mosaic = position_similarity_mosaic(similarity)
+    im = centre.imshow(mosaic, cmap=SIMILARITY_CMAP, vmin=-1, vmax=1, interpolation="nearest")
+    centre.set_title("position embedding similarity", fontsize=9)
+    _bare(centre)
+    fig.colorbar(im, ax=centre, shrink=0.8, label="cosine similarity")
+    right = fig.add_subplot(outer[2])
+    depth, heads = distances.shape
+    for head in range(heads):
+        right.scatter(np.arange(1, depth + 1), distances[:, head], s=18, label=f"head {head + 1}")
+    right.axhline(uniform_distance, color="grey", ls="--", lw=1, label="uniform attention")
+    right.set_xticks(range(1, depth + 1))
+    right.set_xlabel("block")
+    right.set_ylabel("mean attention distance (pixels)")
+    right.set_ylim(0, None)
+    right.legend(fontsize=7, loc="lower right")
+    return fig
