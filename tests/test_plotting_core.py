@@ -65,3 +65,15 @@ def test_fixed_figure_has_no_layout_engine():
     fig = vx.plotting.fixed_figure((4, 3), left=0.1, right=0.9)
     assert fig.get_layout_engine() is None
     assert fig.subplotpars.left == 0.1 and fig.subplotpars.right == 0.9
+
+
+def test_cell_formats_in_both_styles():
+    import numpy as np
+
+    from vitexplain import show_matrix
+
+    for fmt in ("{:.2f}", "%.2f"):
+        fig = show_matrix(np.eye(2), annotate=True, fmt=fmt)
+        assert fig.axes[0].texts[0].get_text() == "1.00"
+    with pytest.raises(ValueError, match="fmt must be a format string"):
+        show_matrix(np.eye(2), annotate=True, fmt="two decimals")

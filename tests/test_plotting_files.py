@@ -99,3 +99,16 @@ def test_display_figure_shows_alt_text_and_saves_only_when_asked(tmp_path, monke
 def test_display_figure_refuses_bad_names_and_missing_alt(name, alt, error, match):
     with pytest.raises(error, match=match):
         display_figure(show_image(np.zeros((4, 6))), name, alt=alt)
+
+
+def test_gif_frames_as_floats_in_unit_range_or_bytes():
+    floats = [np.zeros((4, 4, 3)), np.ones((4, 4, 3))]  # floats in [0, 1]: scaled, not black
+    read = iio.imread(gif_bytes(floats, fps=2), index=None)
+    assert read[1][..., :3].min() == 255
+    with pytest.raises(ValueError, match=r"frames\[0\] must be uint8"):
+        gif_bytes([np.full((4, 4, 3), 300)])
+    with pytest.raises(ValueError, match=r"frames\[0\] holds floats outside \[0, 1\]"):
+        gif_bytes([np.full((4, 4, 3), 2.0)])
+    assert save_figure(show_image(np.zeros((2, 2))), "/tmp/vitexplain-test-X.PNG").is_file()
+    with pytest.raises(TypeError, match="fig must be a matplotlib Figure, got NoneType"):
+        save_figure(None, "/tmp/vitexplain-test-y.png")

@@ -107,3 +107,15 @@ def test_tokenization_rejects_sizes_that_do_not_divide():
         show_tokenization(load_mountains(), 16)
     with pytest.raises(ValueError, match=r"\(60, 100, 3\)"):
         show_tokenization(np.zeros((60, 100, 3)), 20)
+
+
+def test_patch_grid_refuses_sizes_and_highlights_outside_the_image():
+    from vitexplain import load_mountains, show_patch_grid
+
+    image = load_mountains()
+    with pytest.raises(ValueError, match="patch_size 7 does not divide the image height 60"):
+        show_patch_grid(image, 7)
+    with pytest.raises(ValueError, match="patch_size must be at least 1, got 0"):
+        show_patch_grid(image, 0)
+    with pytest.raises(ValueError, match="highlight=15 is not a patch: there are 15"):
+        show_patch_grid(image, 20, highlight=15)

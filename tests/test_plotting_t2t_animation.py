@@ -116,3 +116,10 @@ def test_overlap_and_earlier_patches_differ_by_more_than_hue(kind):
 
     assert spread(earlier) < 0.02  # a flat tint
     assert spread(overlap) > 0.1  # hatched: a texture that needs no colour vision
+
+
+def test_too_many_frames_are_refused_at_once():
+    from vitexplain import load_mountains, softsplit_frames
+
+    with pytest.raises(ValueError, match="5684 patches: an animation of 5684 frames"):
+        softsplit_frames(load_mountains(), 3, 1, 0)

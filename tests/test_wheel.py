@@ -70,9 +70,17 @@ USE_THE_INSTALLED_PACKAGE = textwrap.dedent(
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel built from this checkout, installed into a folder of its own."""
     work = tmp_path_factory.mktemp("wheel")
+    # Built from a copy of what the sdist holds: the checkout gets no build/ folder, and two
+    # test runs at once cannot build into each other's.
+    source = work / "src"
+    shutil.copytree(
+        ROOT / "vitexplain", source / "vitexplain", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, source)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     subprocess.run(
-        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", work / "dist", ROOT],
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", work / "dist", source],
         check=True,
         cwd=work,
     )
@@ -92,6 +100,8 @@ def _outside_env(site: Path) -> dict[str, str]:
 def test_the_wheel_holds_every_subpackage(installed: Path):
     packages = {p.parent.relative_to(installed) for p in installed.rglob("__init__.py")}
     expected = {p.parent.relative_to(ROOT) for p in (ROOT / "vitexplain").rglob("__init__.py")}
+    weights = {p.name for p in (installed / "vitexplain" / "weights").glob("*.pt")}
+    assert weights == {"digits_vit_learned.pt", "digits_vit_none.pt"}  # package data
     assert packages == expected
     modules = {p.relative_to(installed) for p in installed.rglob("*.py")}
     assert modules == {p.relative_to(ROOT) for p in (ROOT / "vitexplain").rglob("*.py")}

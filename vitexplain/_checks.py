@@ -130,6 +130,21 @@ def check_dtype(name: str, value: torch.Tensor, model: torch.nn.Module) -> torch
     return value
 
 
+#: Largest tensor (in elements) a function of the package builds on request: 2**27, 1 GiB of
+#: float64. A call past it is a typo far more often than a need.
+MAX_ELEMENTS = 2**27
+
+
+def check_elements(what: str, count: int, bytes_per: int = 8) -> int:
+    """Refuse a tensor of more than :data:`MAX_ELEMENTS` elements, saying what it would cost."""
+    if count > MAX_ELEMENTS:
+        raise ValueError(
+            f"{what} would hold {count:,} numbers ({count * bytes_per / 2**30:.1f} GiB); the limit "
+            f"is {MAX_ELEMENTS:,} ({MAX_ELEMENTS * bytes_per / 2**30:.0f} GiB)"
+        )
+    return count
+
+
 def check_bool(name: str, value: object) -> bool:
     """Return ``value`` if it is True or False (NumPy's bool too); a string such as 'no' is not."""
     if not isinstance(value, bool | np.bool_):

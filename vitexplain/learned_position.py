@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from ._checks import check_int, check_size2, check_tensor
+from ._checks import check_int, check_number, check_size2, check_tensor
 from .position import embedding_similarity
 from .training import fit
 from .vit import ViT
@@ -52,8 +52,7 @@ def position_targets(
         N = rows * cols, one distribution per patch in row-major order.
     """
     rows, cols = check_size2("grid_size", grid_size)
-    if isinstance(sigma, bool) or not isinstance(sigma, (int, float)) or not sigma >= 0:
-        raise ValueError(f"sigma must be a number >= 0, got {sigma!r}")
+    sigma = check_number("sigma", sigma, minimum=0)
     r, c = _grid_coordinates(rows, cols)  # (N,) each
     targets = []
     for where, size in ((r, rows), (c, cols)):

@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from einops import rearrange
 
-from ._checks import check_int, check_number, check_size2, check_tensor
+from ._checks import check_elements, check_int, check_number, check_size2, check_tensor
 
 __all__ = [
     "clock_frequencies",
@@ -51,6 +51,7 @@ def sinusoid_encoding(num_tokens: int, dim: int, base: float = 10000.0) -> torch
     """
     num_tokens, dim = check_int("num_tokens", num_tokens), check_int("dim", dim)
     base = check_number("base", base, minimum=1, inclusive=False)
+    check_elements(f"sinusoid_encoding({num_tokens}, {dim})", num_tokens * dim)
     pos = torch.arange(num_tokens, dtype=torch.float64)[:, None]  # (L, 1)
     angles = pos * _frequencies(dim, base)  # (L, D)
     even = torch.arange(dim) % 2 == 0

@@ -38,6 +38,17 @@ def _as_array(data) -> np.ndarray:
     return np.asarray(data)
 
 
+def _format(fmt: str, value: float) -> str:
+    """``fmt`` applied to a value: "{:.2f}" style, or "%.2f" style (refused if it is neither)."""
+    if not isinstance(fmt, str):
+        raise TypeError(f"fmt must be a format string such as '{{:.2f}}', got {fmt!r}")
+    if "{" in fmt:
+        return fmt.format(value)
+    if "%" in fmt:
+        return fmt % value
+    raise ValueError(f"fmt must be a format string such as '{{:.2f}}' or '%.2f', got {fmt!r}")
+
+
 def new_axes(ax: Axes | None = None, figsize: tuple[float, float] = (6, 4)) -> tuple[Figure, Axes]:
     """Return ``(figure, axes)``: the given axes and their figure, or a new single-axes figure."""
     if ax is not None:
@@ -252,7 +263,7 @@ def annotate_cells(
     vmin = float(values.min()) if vmin is None else vmin
     vmax = float(values.max()) if vmax is None else vmax
     for n, ((r, c), value) in enumerate(np.ndenumerate(values)):
-        text = fmt.format(value) if labels is None else labels[n]
+        text = _format(fmt, value) if labels is None else labels[n]
         colour = text_colour(value, vmin, vmax, cmap)
         ax.text(c, r, text, ha="center", va="center", fontsize=fontsize, color=colour)
 

@@ -150,6 +150,20 @@ def save_figure(fig: Figure, path: str | Path, dpi: int = 100) -> Path:
     return path
 
 
+def _as_uint8(frame: np.ndarray, index: int) -> np.ndarray:
+    """A frame as uint8: floats in [0, 1] are scaled by 255, integers must lie in 0..255."""
+    frame = np.asarray(frame)
+    if frame.dtype == np.uint8:
+        return frame
+    if np.issubdtype(frame.dtype, np.floating):
+        if frame.min() < 0 or frame.max() > 1:
+            raise ValueError(f"frames[{index}] holds floats outside [0, 1]: scale it to 0..1 first")
+        return np.round(frame * 255).astype(np.uint8)
+    if np.issubdtype(frame.dtype, np.integer) and frame.min() >= 0 and frame.max() <= 255:
+        return frame.astype(np.uint8)
+    raise ValueError(f"frames[{index}] must be uint8 (or floats in [0, 1]), got {frame.dtype}")
+
+
 def gif_bytes(frames: Sequence[np.ndarray], fps: float = 10.0) -> bytes:
     """Encode frames as a looping GIF with one shared palette, in memory.
 
@@ -175,8 +189,9 @@ def gif_bytes(frames: Sequence[np.ndarray], fps: float = 10.0) -> bytes:
     shapes = {np.shape(f) for f in frames}
     if len(shapes) != 1 or len(next(iter(shapes))) != 3 or next(iter(shapes))[2] != 3:
         raise ValueError(f"frames must all have one shape (H, W, 3), got shapes {sorted(shapes)}")
-    if fps <= 0:
-        raise ValueError(f"fps must be positive, got {fps}")
+    if isinstance(fps, bool) or not isinstance(fps, int | float | np.number) or not fps > 0:
+        raise ValueError(f"fps must be a positive number, got {fps!r}")
+    frames = [_as_uint8(f, i) for i, f in enumerate(frames)]
     sample = np.linspace(0, len(frames) - 1, min(len(frames), 8)).round().astype(int)
     stacked = np.concatenate([np.asarray(frames[i], dtype=np.uint8)[::2, ::2] for i in sample])
     palette = Image.fromarray(stacked).quantize(colors=256, dither=Image.Dither.NONE)

@@ -8,6 +8,7 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
+from .._checks import check_int
 from .core import SIMILARITY_CMAP, _as_array
 
 __all__ = ["position_similarity_mosaic", "show_position_similarity"]
@@ -27,8 +28,7 @@ def position_similarity_mosaic(similarity: np.ndarray | torch.Tensor, gap: int =
     sim = _as_array(similarity).astype(np.float64)
     if sim.ndim != 4 or sim.shape[2:] != sim.shape[:2]:
         raise ValueError(f"similarity must have shape (H, W, H, W), got {sim.shape}")
-    if isinstance(gap, bool) or not isinstance(gap, int) or gap < 0:
-        raise ValueError(f"gap must be an int >= 0, got {gap!r}")
+    gap = check_int("gap", gap, minimum=0)
     rows, cols = sim.shape[:2]
     mosaic = np.full((rows * (rows + gap) - gap, cols * (cols + gap) - gap), np.nan)
     for r in range(rows):

@@ -10,6 +10,7 @@ from matplotlib import rcParams
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from .._checks import check_divides, check_int
 from .core import (
     EMBEDDING_CMAP,
     _as_array,
@@ -205,6 +206,7 @@ def show_grid_offsets(
         The figure (three axes: picture, row offsets, column offsets).
     """
     image, row_offsets, col_offsets = (_as_array(a) for a in (image, row_offsets, col_offsets))
+    patch_size = check_divides("patch_size", check_int("patch_size", patch_size), *image.shape)
     grid_shape = (image.shape[0] // patch_size, image.shape[1] // patch_size)
     for name, offsets in (("row_offsets", row_offsets), ("col_offsets", col_offsets)):
         if offsets.shape != grid_shape:

@@ -7,9 +7,13 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .._checks import check_int
+from ..unfold import count_tokens as _count_tokens
 from ..unfold import overlap_count, soft_split_boxes
 from .core import _as_array, show_image
 from .t2t import _mask_path, _padded_picture, _padded_ticks, _picture_edge
+
+#: Most frames softsplit_frames renders (about 20 ms each).
+MAX_FRAMES = 400
 
 __all__ = [
     "show_softsplit_frame",
@@ -151,6 +155,12 @@ def softsplit_frames(
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+    count = _count_tokens(*_as_array(image).shape[-2:], k, s, p)[2]
+    if count > MAX_FRAMES:
+        raise ValueError(
+            f"k={k}, s={s}, p={p} cut {count} patches: an animation of {count} frames would take "
+            f"minutes; at most {MAX_FRAMES} (use a larger stride)"
+        )
     fig, ax, artists, boxes = _softsplit_canvas(image, k, s, p, None, figsize)
     canvas = FigureCanvasAgg(fig)
     title = _style_softsplit_frame(ax, artists, boxes, k, s, 0)
