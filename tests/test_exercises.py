@@ -85,7 +85,8 @@ def test_a_failing_function_is_a_hint_not_a_crash(capsys):
         ("02.2", range(2)),  # indices as a range
         ("02.2", np.array([0, 1])),
         ("03.2", np.bool_(False)),
-        ("04.4", torch.tensor(False)),  # from .all() or a comparison
+        ("04.4", torch.tensor([True, False]).sum() - 1),  # a 0-d integer tensor, from .sum()
+        ("06.4", torch.tensor(True)),  # from .all() or a comparison
         ("05.4", [20, 20, 0]),  # a triple as a list
         ("05.4", np.array([20, 20, 0])),
         ("07.3", torch.tensor(True)),
@@ -113,8 +114,10 @@ def test_float32_and_float64_function_results_are_both_right():
 
 def test_a_function_that_changes_its_inputs_is_graded_on_its_result():
     def in_place_block(block, z):
-        z += block.attn(block.norm1(z))  # changes the caller's tensor
-        z += block.mlp(block.norm2(z))
+        z += block.attn(z)  # changes the caller's tensor
+        z[:] = block.norm1(z)
+        z += block.mlp(z)
+        z[:] = block.norm2(z)
         return z
 
     assert ex.grade("06.5", in_place_block) is None

@@ -119,21 +119,27 @@ def _wrong_attention() -> Callable[[torch.Tensor, torch.Tensor, torch.Tensor], t
     return unscaled
 
 
-# 02.4 -- predict: how large is an unscaled dot product of zero-mean entries?
+# 02.4 -- use the idea: what the 1 / sqrt(d) cannot undo
 
 
-def _dot_product_std() -> int:
+def _mean_scaled_logit() -> float:
+    """Mean of q . k / sqrt(d) for d = 64 entries of mean 0.5 and variance 1, by simulation."""
     generator = torch.Generator().manual_seed(4)
-    q, k = torch.randn(2, 100_000, 64, generator=generator, dtype=torch.float64)
-    return round(float((q * k).sum(-1).std()))  # (100000,) dot products: std close to sqrt(64)
+    q, k = 0.5 + torch.randn(2, 100_000, 64, generator=generator, dtype=torch.float64)
+    return round(float((q * k).sum(-1).mean() / 64**0.5), 1)  # (100000,) logits: mean near 2
 
 
-def _grade_dot_product_std(answer: Any) -> str | None:
+def _grade_mean_scaled_logit(answer: Any) -> str | None:
     value = _as_number(answer)
     if value is None:
         return f"expected a number, got {short(answer)}"
-    if abs(value - _dot_product_std()) > 0.25:
-        return "a sum of d independent zero-mean terms of variance 1 has variance d"
+    if abs(value) < 0.25:
+        return "true for zero-mean entries; here every term q_i k_i has a mean of its own"
+    if abs(value - _mean_scaled_logit()) > 0.15:
+        return (
+            "for independent q_i and k_i the mean of q_i k_i is the product of their means; "
+            "add d of them, then divide by sqrt(d)"
+        )
     return None
 
 
@@ -176,12 +182,12 @@ EXERCISES: list[Exercise] = [
     Exercise(
         id="02.4",
         task=(
-            "Predict why the scale is 1 / sqrt(d): q and k have d = 64 entries each, independent, "
-            "with mean 0 and standard deviation 1. What is the standard deviation of the "
-            "unscaled dot product q . k? Answer with a number."
+            "Use the idea: the entries of q and k (d = 64 each, independent) now have mean 0.5 "
+            "instead of 0, and variance 1. On average, how large is the scaled logit "
+            "q . k / sqrt(d)? Answer with a number (one decimal is enough)."
         ),
-        grade=_grade_dot_product_std,
-        solution=_dot_product_std,
-        wrong=lambda: 64,
+        grade=_grade_mean_scaled_logit,
+        solution=_mean_scaled_logit,
+        wrong=lambda: 0.0,
     ),
 ]

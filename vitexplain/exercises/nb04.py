@@ -18,7 +18,10 @@ def _int_hint(answer: Any, expected: int, hints: dict[int, str]) -> str | None:
         return f"expected an int, got {type(answer).__name__}"
     if answer == expected:
         return None
-    return hints.get(answer, "not this number; count again on a small case you can draw.")
+    return hints.get(
+        answer,
+        "the skew reads one entry of S per (query, key) pair; draw L = 2 or 3 and count",
+    )
 
 
 # 04.1 -- predict: entries of S that the skew never reads
@@ -34,10 +37,7 @@ def _grade_unread(answer: Any) -> str | None:
     return _int_hint(
         answer,
         _unread_entries(),
-        {
-            66: "66 is all of S; some of its entries do reach the (L, L) logits.",
-            36: "36 is what the skew keeps; the question asks for what it leaves out.",
-        },
+        {66: "that is all of S; the skew does read some of its entries."},
     )
 
 
@@ -87,32 +87,38 @@ def _grade_unchanged(answer: Any) -> str | None:
         _unchanged_after_shift(),
         {
             64: "64 is every pair; pairs that involve a new token have nothing to compare with.",
-            5: "5 tokens survive the shift; count pairs of them (query and key).",
+            5: "a logit belongs to a (query, key) pair, and both tokens must survive the shift.",
             55: "the new tokens enter as queries and as keys: drop both their rows and columns.",
         },
     )
 
 
-# 04.4 -- change and explain: the softmax after the shift
+# 04.4 -- use the idea: which rows of attention weights survive the shift
 
 
-def _weights_unchanged_after_shift() -> bool:
+def _rows_unchanged_after_shift() -> int:
     length, shift, d = 8, 3, 4
     generator = torch.Generator().manual_seed(1)
     emb = RelPosEmb1D(length, d)
     x = torch.randn(length, d, generator=generator)
     moved = torch.cat([torch.randn(shift, d, generator=generator), x[: length - shift]])
-    weights = [emb(s).detach().softmax(-1) for s in (x, moved)]  # (L, L) each
+    before, after = (emb(s).detach().softmax(-1) for s in (x, moved))  # (L, L) each
     keep = length - shift
-    return torch.allclose(weights[1][shift:, shift:], weights[0][:keep, :keep], atol=1e-6)
+    same_rows = [
+        torch.allclose(after[shift + i, shift:], before[i, :keep], atol=1e-6) for i in range(keep)
+    ]
+    return sum(same_rows)
 
 
-def _grade_weights(answer: Any) -> str | None:
-    if not isinstance(answer, bool):
-        return f"expected True or False, got {type(answer).__name__}"
-    if answer == _weights_unchanged_after_shift():
-        return None
-    return "look at which keys enter the sum that normalises one row of the softmax."
+def _grade_rows_unchanged(answer: Any) -> str | None:
+    return _int_hint(
+        answer,
+        _rows_unchanged_after_shift(),
+        {
+            5: "the logits of those rows survive, but a softmax row is normalised over all 8 keys",
+            8: "the three new queries have nothing to compare with",
+        },
+    )
 
 
 # 04.5 -- write a function: the causal skew of Huang et al. (2018)
@@ -198,13 +204,13 @@ EXERCISES: list[Exercise] = [
     Exercise(
         id="04.4",
         task=(
-            "Same shift, now through the softmax (each row of logits normalised over all 8 keys). "
-            "Are the attention weights between the surviving tokens unchanged as well? Answer "
-            "True or False."
+            "Use the idea: same shift, now through the softmax (each row of logits normalised "
+            "over all 8 keys). For how many of the 5 surviving queries are the attention weights "
+            "on the 5 surviving keys sure to be the same as before the shift? Answer with an int."
         ),
-        grade=_grade_weights,
-        solution=_weights_unchanged_after_shift,
-        wrong=lambda: not _weights_unchanged_after_shift(),
+        grade=_grade_rows_unchanged,
+        solution=_rows_unchanged_after_shift,
+        wrong=lambda: 5,
     ),
     Exercise(
         id="04.5",

@@ -10,7 +10,7 @@ from torch import nn
 from ..data import load_mountains
 from ..patches import patchify
 from ..unfold import count_tokens, fold_tokens
-from . import Exercise, close
+from . import Exercise, close, short
 
 __all__ = ["EXERCISES"]
 
@@ -42,45 +42,45 @@ def _grade_tokens_224(answer: Any) -> str | None:
     return "apply rows = floor((H + 2p - k) / s) + 1 to each side, then multiply"
 
 
-# --- 05.2: the paper's s is the overlap ---
+# --- 05.2: the three splits of T2T-ViT, chained ---
 
 
-def _overlap_of_first_split() -> int:
-    kernel, stride = 7, 4  # soft_split0 of the official code
-    return kernel - stride
+def _tokens_after_three_splits() -> int:
+    h = w = 224
+    for k in (7, 3, 3):  # the official splits, stride ceil(k/2), padding ceil(k/4)
+        h, w, total = count_tokens(h, w, k, -(-k // 2), -(-k // 4))
+    return total
 
 
-def _grade_overlap(answer: Any) -> str | None:
+def _grade_three_splits(answer: Any) -> str | None:
     if hint := _int_hint(answer):
         return hint
-    if answer == _overlap_of_first_split():
+    if answer == _tokens_after_three_splits():
         return None
-    if answer == 4:
-        return "4 is the stride of nn.Unfold; the paper's s counts the pixels two neighbours share"
-    return "two neighbouring patches start `stride` pixels apart and are k pixels wide"
+    if answer == 3136:
+        return "that is after the first split; the next two split the grid of tokens again"
+    return "apply the token-count formula three times, each time to the grid the last split left"
 
 
-# --- 05.3: token length after a soft split ---
+# --- 05.3: count the tokens of any soft split ---
 
 
-def _token_length(c: int, k: int) -> int:
-    return c * k * k
+def _count(h: int, w: int, k: int, s: int, p: int) -> int:
+    return ((h + 2 * p - k) // s + 1) * ((w + 2 * p - k) // s + 1)
 
 
-def _unfold_length(c: int, k: int) -> int:
-    """Independent reference: ask nn.Unfold itself."""
-    return nn.Unfold(k)(torch.zeros(1, c, k + 1, k + 2)).shape[1]
-
-
-def _grade_token_length(fn: Any) -> str | None:
+def _grade_count(fn: Any) -> str | None:
     if not callable(fn):
-        return "expected a function token_length(c, k)"
-    for c, k in ((1, 7), (64, 3), (3, 16), (2, 5)):
-        got = fn(c, k)
-        if got is None:
-            return "your function returned None"
-        if got != _unfold_length(c, k):
-            return f"token_length({c}, {k}) gave {got}; a patch holds every channel of k x k pixels"
+        return "expected a function count(h, w, k, s, p)"
+    for h, w, k, s, p in ((60, 100, 20, 10, 5), (224, 224, 7, 4, 2), (23, 31, 3, 2, 1),
+                          (60, 100, 20, 20, 0), (9, 14, 4, 3, 0), (5, 5, 5, 1, 0)):  # fmt: skip
+        got = fn(h, w, k, s, p)
+        expected = nn.Unfold(k, stride=s, padding=p)(torch.zeros(1, 1, h, w)).shape[-1]
+        if got != expected:
+            return (
+                f"count({h}, {w}, {k}, {s}, {p}) gave {short(got)}: per side, the windows fit "
+                "floor((size + 2p - k) / s) + 1 times"
+            )
     return None
 
 
@@ -93,7 +93,7 @@ def _vit_split() -> tuple[int, int, int]:
 
 def _grade_vit_split(answer: Any) -> str | None:
     if not isinstance(answer, tuple) or len(answer) != 3:
-        return "expected a tuple (k, s, p) of three ints"
+        return "expected a tuple (kernel, stride, padding) of three ints"
     if any(hint := _int_hint(v) for v in answer):
         return hint
     k, s, p = answer
@@ -165,31 +165,31 @@ EXERCISES = [
     Exercise(
         id="05.2",
         task=(
-            "The T2T paper describes a soft split by its kernel k and its overlap s (how many "
-            "pixels two neighbouring patches share), so nn.Unfold's stride is k - s. The official "
-            "code's first split is nn.Unfold(7, stride=4, padding=2). What is its overlap s in "
-            "the paper's notation? Answer with an int."
+            "Use the formula: T2T-ViT's three soft splits, (7, 4, 2), (3, 2, 1) and (3, 2, 1) "
+            "(kernel, stride, padding), each applied to the grid of tokens the previous one left, "
+            "on a 224 x 224 image. How many tokens come out of the third split? Answer with an int."
         ),
-        grade=_grade_overlap,
-        solution=_overlap_of_first_split,
-        wrong=lambda: 4,
+        grade=_grade_three_splits,
+        solution=_tokens_after_three_splits,
+        wrong=lambda: 3136,
     ),
     Exercise(
         id="05.3",
         task=(
-            "Write token_length(c, k): the length of the tokens a soft split with kernel k makes "
-            "from an image with c channels (check your idea on the 64-channel image between two "
-            "T2T splits)."
+            "Write `count(h, w, k, s, p)`: the number of tokens `nn.Unfold(k, stride=s, "
+            "padding=p)` cuts from an h x w image, without calling `vx.count_tokens` or "
+            "`nn.Unfold`."
         ),
-        grade=_grade_token_length,
-        solution=lambda: _token_length,
-        wrong=lambda: lambda c, k: k * k,
+        grade=_grade_count,
+        solution=lambda: _count,
+        wrong=lambda: lambda h, w, k, s, p: (h // k) * (w // k),
     ),
     Exercise(
         id="05.4",
         task=(
-            "Which soft split (k, s, p) of the Mountain gives exactly the tokens of ViT's patch "
-            "split with P = 20 (vx.patchify(x, 20))? Answer with a tuple (k, s, p)."
+            "Which `nn.Unfold(kernel, stride=stride, padding=padding)` cuts exactly the tokens of "
+            "ViT's patch split of the Mountain with P = 20 (`vx.patchify(x, 20)`)? Answer with a "
+            "tuple (kernel, stride, padding) of nn.Unfold's arguments."
         ),
         grade=_grade_vit_split,
         solution=_vit_split,

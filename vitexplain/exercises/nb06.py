@@ -115,6 +115,29 @@ def _block_forward(block: Block, z: torch.Tensor) -> torch.Tensor:
     return z + block.mlp(block.norm2(z))  # (B, N, D)
 
 
+def _grade_post_norm(answer: object) -> str | None:
+    if not callable(answer):
+        return f"expected a function post_norm_block(block, z), got {type(answer).__name__}"
+    generator = torch.Generator().manual_seed(0)
+    for dim, heads, tokens in ((8, 1, 3), (16, 4, 7), (12, 3, 1)):
+        block = Block(dim, num_heads=heads, qkv_bias=True).eval()
+        with torch.no_grad():
+            for parameter in block.parameters():
+                parameter.copy_(0.3 * torch.randn(parameter.shape, generator=generator))
+            z = torch.randn(2, tokens, dim, generator=generator)
+            got = answer(block, z)
+            if not isinstance(got, torch.Tensor) or got.shape != z.shape:
+                return f"expected a tensor of shape {tuple(z.shape)}, like z"
+            if torch.allclose(got, block(z), atol=1e-5):
+                return "that is the pre-norm block of ViT; in the post-norm one the norms move"
+            if not torch.allclose(got, _post_norm(block, z), atol=1e-5):
+                return (
+                    "each sub-layer reads the stream itself, and the LayerNorm comes after the "
+                    "residual sum: norm(z + sublayer(z))"
+                )
+    return None
+
+
 def _grade_block(answer: object) -> str | None:
     if not callable(answer):
         return f"expected a function my_block(block, z), got {type(answer).__name__}"
@@ -205,13 +228,13 @@ EXERCISES: list[Exercise] = [
     Exercise(
         id="06.5",
         task=(
-            "Write `my_block(block, z)`: the forward pass of a `vx.Block` on tokens z of shape "
-            "(B, N, D), from its parts `block.norm1`, `block.attn`, `block.norm2` and "
-            "`block.mlp` (the equations of section 3). The checker compares it with `block(z)` "
-            "on blocks of several widths."
+            "Use the idea: write `post_norm_block(block, z)`, the *post-norm* block of the "
+            "original transformer (Vaswani et al.), from the parts of a `vx.Block`: each "
+            "sub-layer reads the stream itself, and a LayerNorm follows each residual sum "
+            "(`block.norm1` after attention, `block.norm2` after the MLP)."
         ),
-        grade=_grade_block,
-        solution=_block_solution,
-        wrong=lambda: _no_residual,
+        grade=_grade_post_norm,
+        solution=lambda: _post_norm,
+        wrong=lambda: _block_forward,
     ),
 ]

@@ -141,7 +141,7 @@ EXERCISES: list[Exercise] = [
             "Change the table and explain: with the 2D sin-cos table "
             "`vx.sinusoid_encoding_2d((3, 5), 32)` (half the numbers for the row, half for the "
             "column), does every patch of the 3 x 5 grid pass the neighbour test? Answer True "
-            "or False, and say why in a sentence."
+            "or False."
         ),
         grade=_grade_all_win_2d,
         solution=_all_win_2d,
