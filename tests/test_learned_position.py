@@ -144,5 +144,13 @@ def test_training_where_am_i_teaches_the_learned_table_the_grid():
     # chance is 1 in 6 (2 rows x 3 columns)
     assert history["loss"][-1] < history["loss"][0] and history["accuracy"][-1] > 0.6
     assert not torch.equal(model.pos_embed, start)  # the table itself was trained
-    with pytest.raises(ValueError, match="2 x 2 grid"):
+    with pytest.raises(ValueError, match=r"grid_size=\(2, 2\) is not the model.s patch grid"):
         train_where_am_i(model, images, (2, 2))
+
+
+def test_a_transposed_grid_is_refused():
+    from vitexplain import ViT, train_where_am_i
+
+    model = ViT((60, 100), 20, num_classes=8, embed_dim=8, depth=1)  # a 3 x 5 grid
+    with pytest.raises(ValueError, match=r"grid_size=\(5, 3\) is not the model's patch grid"):
+        train_where_am_i(model, torch.rand(4, 1, 60, 100), (5, 3), epochs=1)

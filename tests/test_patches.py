@@ -173,3 +173,8 @@ def test_other_tokenizers_reject_bad_input(mountain):
         one_hot_patch_kernels(1, 0)
     with pytest.raises(TypeError, match="2.5"):
         one_hot_patch_kernels(2.5, 4)
+
+
+def test_scramble_order_must_hold_integers():
+    with pytest.raises(TypeError, match="order must hold integer patch indices, got dtype float64"):
+        scramble_patches(np.zeros((40, 40)), 20, np.arange(4, dtype=float))

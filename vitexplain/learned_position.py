@@ -115,6 +115,11 @@ def train_where_am_i(
         raise TypeError(f"model must be a vitexplain ViT, got {type(model).__name__}")
     images = check_tensor("images", images, ndim=4)
     rows, cols = check_size2("grid_size", grid_size)
+    if tuple(model.patch_embed.grid_size) != (rows, cols):
+        raise ValueError(
+            f"grid_size={(rows, cols)} is not the model's patch grid "
+            f"{tuple(model.patch_embed.grid_size)} (rows first)"
+        )
     if model.num_tokens != rows * cols or model.head.out_features != rows + cols:
         raise ValueError(
             f"a {rows} x {cols} grid needs a model with {rows * cols} tokens and "

@@ -103,6 +103,8 @@ def scramble_patches(image: np.ndarray, patch_size: int, order) -> np.ndarray:
     check_divides("patch_size", patch_size, *image.shape)
     rows, cols = image.shape[0] // patch_size, image.shape[1] // patch_size
     order = np.asarray(order)
+    if not np.issubdtype(order.dtype, np.integer):
+        raise TypeError(f"order must hold integer patch indices, got dtype {order.dtype}")
     if order.shape != (rows * cols,) or not np.array_equal(np.sort(order), np.arange(rows * cols)):
         raise ValueError(
             f"order must be a permutation of range({rows * cols}) for the {rows} x {cols} patch "
