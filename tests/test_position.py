@@ -212,5 +212,5 @@ def test_relative_rotation_refuses_a_nan_offset():
 def test_a_table_too_large_to_build_is_refused_with_its_cost():
     from vitexplain import sinusoid_encoding
 
-    with pytest.raises(ValueError, match=r"800,000,000 numbers \(6\.0 GiB\)"):
+    with pytest.raises(ValueError, match=r"dim=8 would hold 800,000,000 numbers \(6\.0 GiB\)"):
         sinusoid_encoding(10**8, 8)

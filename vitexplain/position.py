@@ -51,7 +51,7 @@ def sinusoid_encoding(num_tokens: int, dim: int, base: float = 10000.0) -> torch
     """
     num_tokens, dim = check_int("num_tokens", num_tokens), check_int("dim", dim)
     base = check_number("base", base, minimum=1, inclusive=False)
-    check_elements(f"sinusoid_encoding({num_tokens}, {dim})", num_tokens * dim)
+    check_elements(f"a table of num_tokens={num_tokens} x dim={dim}", num_tokens * dim)
     pos = torch.arange(num_tokens, dtype=torch.float64)[:, None]  # (L, 1)
     angles = pos * _frequencies(dim, base)  # (L, D)
     even = torch.arange(dim) % 2 == 0
