@@ -307,5 +307,7 @@ def check(exercise_id: str, answer: Any) -> None:
         print(f"Exercise {exercise_id}: right.")
     elif answer is Ellipsis:
         print(f"Exercise {exercise_id}: {hint}")
+    elif callable(answer) and hint.startswith("your function returned None"):
+        print(f"Exercise {exercise_id}: no answer yet: fill in the function, run the cell again.")
     else:
         print(f"Exercise {exercise_id}: not yet. Hint: {hint}")
