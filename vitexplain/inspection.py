@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 from torch import nn
@@ -81,7 +81,20 @@ def attention_maps(model: nn.Module, x: torch.Tensor) -> list[torch.Tensor]:
     def record(layer: Attention, inputs: tuple[torch.Tensor, ...], _output: torch.Tensor) -> None:
         maps.append(layer.attention_weights(inputs[0]))  # (B, h, N, N)
 
-    handles = [layer.register_forward_hook(record) for layer in layers]
+    run_with_hooks(model, x, layers, record)
+    return maps
+
+
+def run_with_hooks(
+    model: nn.Module, x: torch.Tensor, modules: Sequence[nn.Module], hook: Callable[..., None]
+) -> None:
+    """Run ``model(x)`` once in eval mode with ``hook`` as a forward hook on ``modules``.
+
+    The hooks are removed and the model's training flag restored afterwards, even on an error:
+    the model is left as it was (the reading-from-outside of :func:`attention_maps` and
+    :func:`vitexplain.logit_lens`).
+    """
+    handles = [module.register_forward_hook(hook) for module in modules]
     was_training = model.training
     try:
         model.eval()
@@ -90,7 +103,6 @@ def attention_maps(model: nn.Module, x: torch.Tensor) -> list[torch.Tensor]:
         model.train(was_training)
         for handle in handles:
             handle.remove()
-    return maps
 
 
 def class_token_attention(model: nn.Module, images: torch.Tensor, block: int = -1) -> torch.Tensor:

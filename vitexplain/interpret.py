@@ -14,6 +14,7 @@ import torch
 from torch import nn
 
 from ._checks import check_dtype, check_int, check_module, check_number, check_size2, check_tensor
+from .inspection import run_with_hooks
 from .patches import patchify, unpatchify
 
 __all__ = [
@@ -174,15 +175,7 @@ def logit_lens(model: nn.Module, images: torch.Tensor) -> torch.Tensor:
     def keep_class_token(_block: nn.Module, _inputs: tuple, out: torch.Tensor) -> None:
         states.append(out[:, 0])  # (B, D)
 
-    hooks = [block.register_forward_hook(keep_class_token) for block in model.blocks]
-    was_training = model.training
-    try:
-        model.eval()
-        model(images)
-    finally:
-        model.train(was_training)
-        for hook in hooks:
-            hook.remove()
+    run_with_hooks(model, images, model.blocks, keep_class_token)
     cls = torch.stack(states, dim=1)  # (B, depth, D): the class token after each block
     return model.head(model.norm(cls)).softmax(-1)  # (B, depth, K)
 

@@ -72,9 +72,14 @@ def _check_display_args(name: object, alt: object) -> tuple[str | None, str]:
     return name, alt
 
 
-def _show(data: bytes, image_format: str, alt: str) -> None:
+def _save_and_show(data: bytes, name: str | None, image_format: str, alt: str) -> None:
+    """Write ``<name>.<format>`` into $VITEXPLAIN_FIGURES_DIR when it is set; display the image."""
     from IPython.display import Image, display
 
+    folder = _figures_dir()
+    if folder is not None and name is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{name}.{image_format}").write_bytes(data)
     display(Image(data=data, format=image_format, alt=alt))
 
 
@@ -97,12 +102,7 @@ def display_figure(fig: Figure, name: str | None, *, alt: str, dpi: int = 100) -
         dpi: resolution of the PNG.
     """
     name, alt = _check_display_args(name, alt)
-    png = figure_to_png(fig, dpi=dpi)
-    folder = _figures_dir()
-    if folder is not None and name is not None:
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{name}.png").write_bytes(png)
-    _show(png, "png", alt)
+    _save_and_show(figure_to_png(fig, dpi=dpi), name, "png", alt)
 
 
 def display_gif(
@@ -121,12 +121,18 @@ def display_gif(
         fps: frames per second.
     """
     name, alt = _check_display_args(name, alt)
-    data = gif_bytes(frames, fps=fps)
-    folder = _figures_dir()
-    if folder is not None and name is not None:
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{name}.gif").write_bytes(data)
-    _show(data, "gif", alt)
+    _save_and_show(gif_bytes(frames, fps=fps), name, "gif", alt)
+
+
+def _target(path: object, suffix: str) -> Path:
+    """The file a save function writes (its suffix checked, its folder made)."""
+    if not isinstance(path, str | Path):
+        raise TypeError(f"path must be a str or Path, got {type(path).__name__}")
+    path = Path(path)
+    if path.suffix.lower() != suffix:
+        raise ValueError(f"path must end in {suffix}, got {str(path)!r}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def save_figure(fig: Figure, path: str | Path, dpi: int = 100) -> Path:
@@ -140,12 +146,7 @@ def save_figure(fig: Figure, path: str | Path, dpi: int = 100) -> Path:
     Returns:
         The path written.
     """
-    if not isinstance(path, str | Path):
-        raise TypeError(f"path must be a str or Path, got {type(path).__name__}")
-    path = Path(path)
-    if path.suffix.lower() != ".png":
-        raise ValueError(f"save_figure writes PNG files, got path {str(path)!r}")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = _target(path, ".png")
     path.write_bytes(figure_to_png(fig, dpi=dpi))
     return path
 
@@ -221,14 +222,8 @@ def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 10.0) 
     Returns:
         The path written.
     """
-    if not isinstance(path, str | Path):
-        raise TypeError(f"path must be a str or Path, got {type(path).__name__}")
-    path = Path(path)
-    if path.suffix.lower() != ".gif":
-        raise ValueError(f"save_gif writes GIF files, got path {str(path)!r}")
-    data = gif_bytes(frames, fps=fps)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
+    path = _target(path, ".gif")
+    path.write_bytes(gif_bytes(frames, fps=fps))
     return path
 
 
