@@ -214,3 +214,12 @@ def test_a_table_too_large_to_build_is_refused_with_its_cost():
 
     with pytest.raises(ValueError, match=r"dim=8 would hold 800,000,000 numbers \(6\.0 GiB\)"):
         sinusoid_encoding(10**8, 8)
+
+
+def test_a_2d_table_too_large_is_refused_naming_grid_size():
+    from vitexplain import sinusoid_encoding_2d
+
+    with pytest.raises(ValueError, match=r"grid_size=100000 x 100000 tokens x dim=8 would hold"):
+        sinusoid_encoding_2d(10**5, 8)
+    # numpy integers are sizes too
+    assert sinusoid_encoding_2d((np.int64(6), np.int64(10)), np.int64(16)).shape == (60, 16)
