@@ -223,3 +223,10 @@ def test_a_2d_table_too_large_is_refused_naming_grid_size():
         sinusoid_encoding_2d(10**5, 8)
     # numpy integers are sizes too
     assert sinusoid_encoding_2d((np.int64(6), np.int64(10)), np.int64(16)).shape == (60, 16)
+
+
+def test_numpy_float_offsets_are_accepted_and_equal_python_floats():
+    from vitexplain import relative_rotation
+
+    assert torch.equal(relative_rotation(np.float32(0.5), 8), relative_rotation(0.5, 8))
+    assert torch.equal(relative_rotation(np.int64(3), 8), relative_rotation(3, 8))
