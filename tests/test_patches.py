@@ -178,3 +178,13 @@ def test_other_tokenizers_reject_bad_input(mountain):
 def test_scramble_order_must_hold_integers():
     with pytest.raises(TypeError, match="order must hold integer patch indices, got dtype float64"):
         scramble_patches(np.zeros((40, 40)), 20, np.arange(4, dtype=float))
+
+
+def test_a_token_table_too_large_is_refused_naming_img_size_and_patch_size():
+    from vitexplain import ViT
+
+    match = r"img_size=\(6000, 10000\) with patch_size=1: 60,000,000 tokens x embed_dim=16"
+    with pytest.raises(ValueError, match=match):
+        ViT(img_size=(6000, 10000), patch_size=1, embed_dim=16)
+    # numpy integers are valid sizes
+    assert ViT(img_size=(60, 100), patch_size=np.int64(10), embed_dim=16).num_tokens == 60

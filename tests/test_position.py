@@ -214,3 +214,19 @@ def test_a_table_too_large_to_build_is_refused_with_its_cost():
 
     with pytest.raises(ValueError, match=r"dim=8 would hold 800,000,000 numbers \(6\.0 GiB\)"):
         sinusoid_encoding(10**8, 8)
+
+
+def test_a_2d_table_too_large_is_refused_naming_grid_size():
+    from vitexplain import sinusoid_encoding_2d
+
+    with pytest.raises(ValueError, match=r"grid_size=100000 x 100000 tokens x dim=8 would hold"):
+        sinusoid_encoding_2d(10**5, 8)
+    # numpy integers are sizes too
+    assert sinusoid_encoding_2d((np.int64(6), np.int64(10)), np.int64(16)).shape == (60, 16)
+
+
+def test_numpy_float_offsets_are_accepted_and_equal_python_floats():
+    from vitexplain import relative_rotation
+
+    assert torch.equal(relative_rotation(np.float32(0.5), 8), relative_rotation(0.5, 8))
+    assert torch.equal(relative_rotation(np.int64(3), 8), relative_rotation(3, 8))

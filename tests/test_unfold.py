@@ -131,3 +131,11 @@ def test_fold_tokens_rejects_what_it_cannot_invert():
         fold_tokens(torch.zeros(1, 60, 399), 60, 100, 20, 10, 5)
     with pytest.raises(ValueError, match="3 dimensions"):
         fold_tokens(torch.zeros(60, 400), 60, 100, 20, 10, 5)
+
+
+def test_a_padding_too_large_to_unfold_is_refused_with_its_cost():
+    from vitexplain import soft_split_boxes
+
+    with pytest.raises(ValueError, match=r"p=1000000 on 60 x 100: .* would hold .* GiB"):
+        soft_split_boxes(60, 100, 3, 1, 10**6)
+    assert len(soft_split_boxes(60, 100, np.int64(7), np.int64(4), np.int64(2))) == 15 * 25

@@ -15,6 +15,7 @@ from torch import nn
 from ._checks import (
     check_divides,
     check_dtype,
+    check_elements,
     check_image_batch,
     check_int,
     check_size2,
@@ -142,6 +143,11 @@ class PatchEmbed(nn.Module):
         check_divides("patch_size", self.patch_size, *self.img_size)
         self.grid_size = (self.img_size[0] // patch_size, self.img_size[1] // patch_size)
         self.num_tokens = self.grid_size[0] * self.grid_size[1]
+        size = f"img_size={self.img_size} with patch_size={patch_size}"
+        check_elements(
+            f"{size}: {self.num_tokens:,} tokens x embed_dim={embed_dim}",
+            self.num_tokens * embed_dim,
+        )
         self.proj = nn.Linear(in_chans * patch_size * patch_size, embed_dim)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

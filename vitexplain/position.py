@@ -121,6 +121,7 @@ def sinusoid_encoding_2d(
     dim = check_int("dim", dim)
     if dim % 2:
         raise ValueError(f"dim must be even to split between rows and columns, got {dim}")
+    check_elements(f"a table of grid_size={rows} x {cols} tokens x dim={dim}", rows * cols * dim)
     row_pe = sinusoid_encoding(rows, dim // 2, base)  # (H, D/2)
     col_pe = sinusoid_encoding(cols, dim // 2, base)  # (W, D/2)
     return torch.cat(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ._checks import check_int, check_tensor
+from ._checks import check_elements, check_int, check_tensor
 
 __all__ = [
     "count_tokens",
@@ -48,6 +48,9 @@ def count_tokens(h: int, w: int, k: int, s: int, p: int) -> tuple[int, int, int]
             )
     rows = (h + 2 * p - k) // s + 1
     cols = (w + 2 * p - k) // s + 1
+    check_elements(
+        f"k={k}, s={s}, p={p} on {h} x {w}: {rows * cols:,} patches of {k * k}", rows * cols * k * k
+    )
     return rows, cols, rows * cols
 
 
