@@ -143,59 +143,9 @@ if TYPE_CHECKING:  # imported on first use at run time (see __getattr__)
 
 __version__ = "0.1.0"
 
-# Names loaded on first use, by the module that holds them (it imports matplotlib or ipywidgets).
-_LAZY_NAMES: dict[str, tuple[str, ...]] = {
-    "explore": ("interact_figure",),
-    "plotting": (
-        "display_figure",
-        "display_gif",
-        "figure_to_array",
-        "figure_to_png",
-        "gif_bytes",
-        "save_figure",
-        "save_gif",
-        "show_attention_by_origin",
-        "show_class_token_maps",
-        "show_digits",
-        "show_logit_lens",
-        "show_looks_and_uses",
-        "show_vit_figure7",
-        "show_attention_heads",
-        "show_class_token_attention",
-        "show_clock_explorer",
-        "show_clocks",
-        "show_columns",
-        "show_embedding",
-        "show_embedding_bases",
-        "show_fold_reconstruction",
-        "show_frequencies",
-        "show_grid_offsets",
-        "show_grid_similarity",
-        "show_image",
-        "show_logit_matrices",
-        "show_matrices",
-        "show_matrix",
-        "show_padded_token",
-        "show_patch_and_token",
-        "show_patch_grid",
-        "show_position_similarity",
-        "show_relative_distances",
-        "show_resized_embedding",
-        "show_scramble_examples",
-        "show_scrambled_patches",
-        "show_similarity",
-        "show_skew_steps",
-        "show_softsplit_coverage",
-        "show_softsplit_explorer",
-        "show_softsplit_frame",
-        "show_table_bands",
-        "show_token_matrix",
-        "show_tokenization",
-        "show_tokens_plus_embedding",
-        "show_training_curves",
-        "softsplit_frames",
-    ),
-}
+# Modules loaded on first use (they import matplotlib or ipywidgets); the public names they hold
+# are those of __all__ that the imports above do not bind.
+_LAZY_SOURCES = ("plotting", "explore")
 _LAZY_MODULES = ("exercises", "explore", "plotting")
 
 # What a reader uses. Building blocks of the figures (axes helpers, colour constants) stay in
@@ -330,11 +280,12 @@ __all__ = [
 def __getattr__(name: str) -> object:
     if name in _LAZY_MODULES:
         return importlib.import_module(f".{name}", __name__)
-    for module_name, names in _LAZY_NAMES.items():
-        if name in names:
-            value = getattr(importlib.import_module(f".{module_name}", __name__), name)
-            globals()[name] = value  # later look-ups skip __getattr__
-            return value
+    if name in __all__:  # a figure or slider function: load its module now
+        for module_name in _LAZY_SOURCES:
+            module = importlib.import_module(f".{module_name}", __name__)
+            if hasattr(module, name):
+                globals()[name] = value = getattr(module, name)  # later look-ups skip this
+                return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
