@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ._run import LearnerError, LearnerFunction, is_unfilled
+from ._run import LearnerFunction, grade_function, is_unfilled
 
 __all__ = [
     "ANSWER_TIME_LIMIT",
@@ -261,29 +261,28 @@ def grade(exercise_id: str, answer: Any) -> str | None:
     item = exercise(exercise_id)
     if answer is Ellipsis:
         return NO_ANSWER
-    learner = None
     if item.returns is not None and callable(answer) and not isinstance(answer, type):
         if is_unfilled(answer):
             return NO_FUNCTION
         learner = LearnerFunction(answer, item.returns, item.forbids, ANSWER_TIME_LIMIT)
-        answer = learner
+        kind, hint = grade_function(item.grade, learner)
+        if kind == "hint" and hint is None and learner.used is not None:
+            return f"right \N{EM DASH} and now without {learner.used}, as the task asks."
     else:
         try:
             answer = normalize(answer)
         except _NotFinite:
             return "your answer holds NaN or infinity, which is never right."
-    try:
-        hint = item.grade(answer)
-    except LearnerError as error:  # the learner's function failed: that is a hint
-        return str(error)
-    except Exception as error:  # the grader failed: say so, do not blame the learner
-        message = textwrap.shorten(f"{type(error).__name__}: {error}", 160)
+        try:
+            kind, hint = "hint", item.grade(answer)
+        except Exception as error:
+            kind, hint = "bug", f"{type(error).__name__}: {error}"
+    if kind == "bug":  # the grader failed: say so, do not blame the learner
+        message = textwrap.shorten(hint, 160)
         return (
             f"the checker could not use this answer ({message}). Check that it has the form the "
             "task asks for; if it does, the checker has a bug: please report it."
         )
-    if hint is None and learner is not None and learner.used is not None:
-        return f"right \N{EM DASH} and now without {learner.used}, as the task asks."
     return hint
 
 

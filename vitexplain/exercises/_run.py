@@ -259,112 +259,8 @@ def _alarm(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def run_here(
-    function: Callable[..., Any],
-    args: tuple[Any, ...],
-    kwargs: dict[str, Any],
-    returns: type,
-    forbidden: tuple[str, ...],
-    limit: float,
-) -> tuple[str, Any, str | None, str, str]:
-    """The fallback: run in this process on fresh inputs; outcome as :func:`run_in_child`."""
-    args = tuple(_fresh(a) for a in args)
-    kwargs = {k: _fresh(v) for k, v in kwargs.items()}
-    try:
-        with _alarm(limit):
-            kind, value, used = _call(function, args, kwargs, returns, forbidden)
-    except _TimeUp:
-        return "timeout", None, None, "", ""
-    return kind, value, used, "", ""
-
-
-def _child(
-    write_fd: int,
-    function: Callable[..., Any],
-    args: tuple[Any, ...],
-    kwargs: dict[str, Any],
-    returns: type,
-    forbidden: tuple[str, ...],
-) -> None:
-    """The forked child's work: run, pickle the outcome into the pipe. Never returns."""
-    status = 1
-    try:
-        torch.set_num_threads(1)  # the parent's OpenMP threads are not in this process
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            kind, value, used = _call(function, args, kwargs, returns, forbidden)
-        data = pickle.dumps((kind, value, used, out.getvalue(), err.getvalue()))
-        view = memoryview(data)
-        while view:
-            view = view[os.write(write_fd, view) :]
-        status = 0
-    finally:
-        os._exit(status)  # no atexit handlers, no test runner, no kernel loop in the child
-
-
-def run_in_child(
-    function: Callable[..., Any],
-    args: tuple[Any, ...],
-    kwargs: dict[str, Any],
-    returns: type,
-    forbidden: tuple[str, ...],
-    limit: float,
-) -> tuple[str, Any, str | None, str, str] | None:
-    """Run the function in a forked child killed after ``limit`` seconds.
-
-    Returns:
-        (kind, value, used, printed, warned): kind "ok" (value: the coerced result), "error"
-        (value: the hint) or "timeout"; the forbidden helper used or None; what the function
-        printed to stdout and stderr. None when the process cannot fork.
-    """
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()  # nothing buffered is written twice
-    read_fd, write_fd = os.pipe()
-    try:
-        with warnings.catch_warnings():
-            # Python 3.12+ warns that fork in a threaded process may deadlock the child; the
-            # child only runs the learner's function on one torch thread and is killed if stuck.
-            warnings.simplefilter("ignore", DeprecationWarning)
-            pid = os.fork()
-    except OSError:
-        os.close(read_fd)
-        os.close(write_fd)
-        return None
-    if pid == 0:
-        os.close(read_fd)
-        _child(write_fd, function, args, kwargs, returns, forbidden)
-    os.close(write_fd)
-    chunks: list[bytes] = []
-    finished = False
-    deadline = time.monotonic() + limit
-    poller = select.poll()
-    poller.register(read_fd, select.POLLIN | select.POLLHUP)
-    try:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not poller.poll(left * 1000):
-                break
-            chunk = os.read(read_fd, 1 << 20)
-            if not chunk:
-                finished = True
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(read_fd)
-        if not finished:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)  # reap: no zombie
-    if not finished:
-        return "timeout", None, None, "", ""
-    if not chunks:  # the child died before it could answer (killed, or out of memory)
-        return "error", "your function ended its process (killed, or out of memory?)", None, "", ""
-    return pickle.loads(b"".join(chunks))
-
-
 class LearnerFunction:
-    """A learner's function as graders call it: isolated, time-limited, its result coerced.
+    """A learner's function as graders call it: fresh inputs, a time limit, its result coerced.
 
     Args:
         function: the learner's function.
@@ -386,25 +282,26 @@ class LearnerFunction:
         self.forbidden = forbidden
         self.limit = limit
         self.used: str | None = None
+        self._heartbeat: int | None = None  # in a child: the pipe the parent times calls by
 
     def __repr__(self) -> str:
         return f"your function {getattr(self.function, '__name__', '')}".rstrip()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        outcome = None
-        if USE_FORK:
-            outcome = run_in_child(
-                self.function, args, kwargs, self.returns, self.forbidden, self.limit
-            )
-        if outcome is None:
-            outcome = run_here(
-                self.function, args, kwargs, self.returns, self.forbidden, self.limit
-            )
-        kind, value, used, printed, warned = outcome
-        if printed:
-            sys.stdout.write(printed)
-        if warned:
-            sys.stderr.write(warned)
+        args = tuple(_fresh(a) for a in args)  # the grader may use its inputs again
+        kwargs = {k: _fresh(v) for k, v in kwargs.items()}
+        if self._heartbeat is not None:  # the parent kills this process at the limit
+            _write(self._heartbeat, _CALL)
+            kind, value, used = _call(self.function, args, kwargs, self.returns, self.forbidden)
+            _write(self._heartbeat, _DONE)
+        else:
+            try:
+                with _alarm(self.limit):
+                    kind, value, used = _call(
+                        self.function, args, kwargs, self.returns, self.forbidden
+                    )
+            except _TimeUp:
+                kind, value, used = "timeout", None, None
         if used and self.used is None:
             self.used = used
         if kind == "timeout":
@@ -412,3 +309,130 @@ class LearnerFunction:
         if kind == "error":
             raise LearnerError(value)
         return value
+
+
+# One grading = at most one child process. The child writes one byte as each call of the
+# learner's function starts and ends, then _RESULT and the pickled outcome.
+_CALL, _DONE, _RESULT = b"S", b"E", b"R"
+
+#: Seconds the grader itself may run in the child outside the learner's calls.
+GRADER_TIME_LIMIT = 300.0
+
+Outcome = tuple[str, str | None]  # ("hint", hint or None) | ("learner" | "bug", message)
+
+
+def _grade_here(grader: Callable[[Any], str | None], learner: LearnerFunction) -> Outcome:
+    try:
+        return "hint", grader(learner)
+    except LearnerError as error:  # the learner's function failed: that is a hint
+        return "learner", str(error)
+    except Exception as error:  # the grader failed
+        return "bug", f"{type(error).__name__}: {error}"
+
+
+def _write(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _child(write_fd: int, grader: Callable[[Any], str | None], learner: LearnerFunction) -> None:
+    """The forked child's work: grade, send the outcome through the pipe. Never returns."""
+    status = 1
+    try:
+        torch.set_num_threads(1)  # the parent's OpenMP threads are not in this process
+        learner._heartbeat = write_fd
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            outcome = _grade_here(grader, learner)
+        payload = pickle.dumps((outcome, learner.used, out.getvalue(), err.getvalue()))
+        _write(write_fd, _RESULT + payload)
+        status = 0
+    finally:
+        os._exit(status)  # no atexit handlers, no test runner, no kernel loop in the child
+
+
+def _grade_in_child(
+    grader: Callable[[Any], str | None], learner: LearnerFunction
+) -> Outcome | None:
+    """Grade in a forked child; kill it when a call of the learner's function passes its limit.
+
+    Returns None when the process cannot fork.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()  # nothing buffered is written twice
+    read_fd, write_fd = os.pipe()
+    try:
+        with warnings.catch_warnings():
+            # Python 3.12+ warns that fork in a threaded process may deadlock the child; the
+            # child runs torch on one thread, and is killed if it hangs all the same.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except OSError:
+        os.close(read_fd)
+        os.close(write_fd)
+        return None
+    if pid == 0:
+        os.close(read_fd)
+        _child(write_fd, grader, learner)
+    os.close(write_fd)
+    payload = bytearray()
+    finished, in_call, call_start = False, False, 0.0
+    grader_deadline = time.monotonic() + GRADER_TIME_LIMIT
+    poller = select.poll()
+    poller.register(read_fd, select.POLLIN | select.POLLHUP)
+    try:
+        while True:
+            now = time.monotonic()
+            left = (call_start + learner.limit if in_call else grader_deadline) - now
+            if left <= 0 or not poller.poll(left * 1000):
+                break
+            chunk = os.read(read_fd, 1 << 20)
+            if not chunk:
+                finished = True
+                break
+            if payload:  # the result has begun: the rest is the result
+                payload += chunk
+                continue
+            for position, byte in enumerate(chunk):
+                if byte == _CALL[0]:
+                    in_call, call_start = True, time.monotonic()
+                elif byte == _DONE[0]:
+                    in_call = False
+                elif byte == _RESULT[0]:
+                    payload += chunk[position:]
+                    break
+    finally:
+        os.close(read_fd)
+        if not finished:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)  # reap: no zombie
+    if in_call and not finished:
+        return "learner", f"your function took longer than {learner.limit:g} s"
+    if not finished:
+        return "bug", f"TimeoutError: grading took longer than {GRADER_TIME_LIMIT:g} s"
+    if not payload:  # the child died without a result: killed, or out of memory
+        if in_call:
+            return "learner", "your function ended the checker's process (out of memory?)"
+        return "bug", "RuntimeError: the grading process ended without a result"
+    outcome, used, printed, warned = pickle.loads(bytes(payload[1:]))
+    if printed:
+        sys.stdout.write(printed)
+    if warned:
+        sys.stderr.write(warned)
+    learner.used = used
+    return outcome
+
+
+def grade_function(grader: Callable[[Any], str | None], learner: LearnerFunction) -> Outcome:
+    """Run ``grader`` on the learner's function: in a forked child where :data:`USE_FORK`, else
+    here (each call under a SIGALRM limit where Unix offers one).
+
+    Returns:
+        ("hint", the grader's verdict), ("learner", a hint about the function's failure) or
+        ("bug", the grader's own error). :attr:`LearnerFunction.used` is set.
+    """
+    outcome = _grade_in_child(grader, learner) if USE_FORK else None
+    return outcome if outcome is not None else _grade_here(grader, learner)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 import torch
 
 from ..inspection import count_parameters
@@ -63,6 +65,7 @@ def _grade_tokens(answer: object) -> str | None:
     return "how many 16 x 16 patches fit along each side of a 96 x 64 picture?"
 
 
+@cache
 def _blind_accuracy_on_hard_twins() -> float:
     """Train a position-blind ViT briefly on harder twins and measure its test accuracy.
 
