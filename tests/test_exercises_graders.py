@@ -4,6 +4,7 @@ a function answer cannot hang or fool the checker, and every wrong type gets a h
 Parametrized over ``vx.exercises.exercises()``: a new exercise is covered without a new test.
 """
 
+import dataclasses
 import functools
 import os
 import time
@@ -234,6 +235,23 @@ def test_without_fork_the_function_still_runs_on_fresh_inputs_with_a_limit(monke
         ex.grade("01.4", lambda image, p: time.sleep(5)) == "your function took longer than 0.5 s"
     )
     assert ex.grade("04.5", lambda x: exit()).startswith("your function raised SystemExit")
+
+
+def test_a_function_that_ends_its_process_is_told_so():
+    hint = ex.grade("04.5", lambda x: os._exit(0))
+    assert hint.startswith("your function ended the checker's process")
+    assert _children() == []
+
+
+def test_a_grader_failure_on_a_function_answer_is_the_checkers(monkeypatch):
+    def broken_grader(function):
+        function(torch.zeros(2, 2))
+        raise KeyError("internal")
+
+    broken = dataclasses.replace(ALL["04.5"], grade=broken_grader)
+    monkeypatch.setattr(ex, "exercise", lambda _id: broken)
+    hint = ex.grade("04.5", right("04.5"))
+    assert hint.startswith("the checker could not use this answer (KeyError") and "bug" in hint
 
 
 def test_what_the_function_prints_is_shown(capsys):

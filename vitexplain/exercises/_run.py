@@ -408,7 +408,8 @@ def _grade_in_child(
         if not finished:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)  # reap: no zombie
+        with contextlib.suppress(ChildProcessError):  # reaped already by a SIGCHLD handler
+            os.waitpid(pid, 0)  # reap: no zombie
     if in_call and not finished:
         return "learner", f"your function took longer than {learner.limit:g} s"
     if not finished:
