@@ -70,7 +70,8 @@ def is_unfilled(function: Callable[..., Any]) -> bool:
 
 
 def _a(noun: str) -> str:
-    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
+    vowel = noun[:1].lower() in "aeiou" or noun.startswith("nd")  # "an ndarray"
+    return ("an " if vowel else "a ") + noun
 
 
 def describe(value: Any) -> str:

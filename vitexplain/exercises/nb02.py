@@ -41,7 +41,7 @@ def _grade_equal_keys_weight(answer: Any) -> str | None:
     right = _equal_keys_weight()
     if abs(value - right) > 1e-3 and value != round(right, 2):  # exact, or 2 decimals
         if value == round(right, 1):
-            return "right to one decimal; give two significant digits"
+            return "right to one decimal; give two decimals"
         return "if all keys are equal, every logit of a row is equal too; what does softmax make?"
     return None
 
