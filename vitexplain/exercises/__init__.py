@@ -8,11 +8,12 @@ answer (the source of a function), once you have tried.
 One grading layer serves every exercise. Before a grader sees an answer, :func:`normalize` turns
 NumPy and torch scalars and one-element arrays and tensors into Python numbers, and ranges,
 lists, sets, short 1-D arrays and tensors into tuples (sets into frozensets), so every natural
-form of a right answer is accepted; NaN and infinity are never right. A function answer is run by
-``_run.LearnerFunction``: on Linux each call runs in a forked child process that is killed after
-:data:`ANSWER_TIME_LIMIT` seconds (so nothing the function catches or loops in can hang the
-checker, and nothing it changes reaches it), and its result is brought to the one form the grader
-compares (a tensor, an array, or a number: a NumPy array is as good as a tensor). A function
+form of a right answer is accepted; NaN and infinity are never right. A function answer is graded
+in a forked child process (on Linux; see ``_run``), which is killed as soon as one call of the
+function passes :data:`ANSWER_TIME_LIMIT` seconds, so nothing the function catches or loops in
+can hang the checker; each call gets fresh copies of its inputs, and its result is brought to the
+one form the grader compares (a tensor, an array, or a number: a NumPy array is as good as a
+tensor). A function
 that raises, runs out of time or returns the wrong type gets a hint that says so; an exception
 raised by a grader is reported as the checker's. A function whose body is still ``...`` is not
 an answer yet; a right function that calls a helper the task forbids is told so.

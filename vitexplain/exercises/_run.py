@@ -1,15 +1,20 @@
 """Running a learner's function for a grader: isolated, time-limited, its result in one form.
 
-On Linux each call runs in a child process made by ``fork``: the child inherits the inputs (no
-copying, and nothing it changes reaches the checker), runs the function, and sends the result back
-through a pipe. The checker kills the child at :data:`vitexplain.exercises.ANSWER_TIME_LIMIT`
-seconds, so the limit holds whatever the function catches (a bare ``except:``) and wherever it
-loops (in C code too), and it reaps the child (no zombie). The child runs torch on one thread: the
-OpenMP pool of the parent does not exist in a forked child.
+On Linux the grading of a function answer runs in a child process made by ``fork`` (one per
+:func:`grade_function`): the child inherits the grader and the function, runs the grader, and
+sends the verdict back through a pipe. Around each call of the learner's function it writes one
+byte to the pipe, so the checker knows when a call began and kills the child once a call passes
+its limit: the limit holds whatever the function catches (a bare ``except:``) and wherever it
+loops (in C code too), and the checker reaps the child (no zombie). The child runs torch on one
+thread: the OpenMP pool of the parent does not exist in a forked child. What the function
+prints is captured in the child and printed by the checker.
 
-Elsewhere (no ``fork``, or ``fork`` refused) the function runs in this process on fresh copies of
-its inputs, under a ``SIGALRM`` time limit where Unix offers one in the main thread; that limit
-cannot stop a loop that catches every exception or never returns to Python.
+Elsewhere (no ``fork``, or ``fork`` refused) the grader runs in this process and each call under
+a ``SIGALRM`` time limit where Unix offers one in the main thread; that limit cannot stop a loop
+that catches every exception or never returns to Python.
+
+Each call gets fresh copies of its inputs, and its result is coerced to the type the grader
+compares (:func:`coerce`); a helper the task forbids is detected by a profile hook (:func:`_watch`).
 """
 
 from __future__ import annotations
