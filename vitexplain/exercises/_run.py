@@ -140,7 +140,9 @@ def coerce(result: Any, returns: type) -> Any:
         tensor = torch.from_numpy(np.ascontiguousarray(array))
     else:
         raise wrong
-    return tensor if returns is torch.Tensor else tensor.cpu().numpy()
+    if returns is torch.Tensor:
+        return tensor
+    return (tensor.float() if tensor.dtype == torch.bfloat16 else tensor).cpu().numpy()
 
 
 def _resolve(path: str) -> Any:
@@ -322,7 +324,7 @@ class LearnerFunction:
 _CALL, _DONE, _RESULT = b"S", b"E", b"R"
 
 #: Seconds the grader itself may run in the child outside the learner's calls.
-GRADER_TIME_LIMIT = 300.0
+GRADER_TIME_LIMIT = 120.0
 
 Outcome = tuple[str, str | None]  # ("hint", hint or None) | ("learner" | "bug", message)
 
