@@ -130,7 +130,7 @@ $(DOCS_STAMP): requirements-docs.lock
 	@touch $@
 
 html: $(DOCS_STAMP)
-	@rm -rf $(SITE_SRC) build/html build/doctrees
+	@rm -rf $(SITE_SRC) build/html build/doctrees build/jupyter_execute
 	@mkdir -p $(SITE_SRC)/notebooks
 	@cp -p $(NOTEBOOKS) $(SITE_SRC)/notebooks/
 	@cp -p docs/*.md $(SITE_SRC)/

@@ -40,7 +40,9 @@ warnings.filterwarnings("ignore", message="Cell is missing an id field")
 CITATION = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
 
 project = "vitexplain"
-author = ", ".join(a.get("name") or f"{a['given-names']} {a['family-names']}" for a in CITATION["authors"])
+author = ", ".join(
+    a.get("name") or f"{a['given-names']} {a['family-names']}" for a in CITATION["authors"]
+)
 copyright = f"{author}; code and notebooks under the {CITATION['license']} licence"
 release = version = _package_version()
 language = "en"
@@ -70,6 +72,12 @@ templates_path = ["_templates"]
 html_last_updated_fmt = None
 html_show_sphinx = False
 html_copy_source = False
+html_use_index = False  # no general index: the notebooks define no index entries
+# Search works from the files (searchindex.js); a result's summary would be fetched from its page,
+# which a browser refuses for file:// pages, so results list page and section titles only.
+html_show_search_summary = False
+# The theme's sidebar without its icon links (none here), with the title in a landmark.
+html_sidebars = {"**": ["vx-brand.html", "search-button-field.html", "sbt-sidebar-nav.html"]}
 html_theme_options = {
     # Each notebook page links to its .ipynb in the "Run it yourself" note (vx_site.py);
     # the theme's download button would need a second copy of every notebook (_sources/).
@@ -80,9 +88,13 @@ html_theme_options = {
     # No icon links, no analytics, no version switcher: nothing outside the site.
     "icon_links": [],
 }
-citation_text = f"{author}, {CITATION['title']}, version {version} ({CITATION['license']} licence)"
-myst_substitutions = {"version": version, "citation": citation_text}
+# How to cite, from CITATION.cff: on the About page (MyST) and in every page's footer (HTML).
+myst_substitutions = {
+    "version": version,
+    "citation": f"{author}. *{CITATION['title']}*. Version {version}.",
+}
 html_context = {
-    "citation_text": citation_text,
+    "citation_author": author,
+    "citation_title": CITATION["title"],
     "default_mode": "auto",  # light or dark from the reader's system; the switcher overrides it
 }
