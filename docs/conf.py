@@ -1,11 +1,11 @@
 """Sphinx configuration of the site (`make html` -> build/html/).
 
 Sphinx + myst-nb (the notebooks' stored outputs; nothing is executed) + sphinx-book-theme. The
-Makefile stages the sources in build/site-src/ (docs/*.md and links to notebooks/, figures/ and
-vitexplain/), so the notebooks are read where they are and never copied into git. What the
+Makefile stages the sources in build/site-src/ (docs/*.md, copies of the notebooks, links to
+figures/, vitexplain/, LICENSE and CITATION.cff), so nothing is duplicated in git. What the
 builder does not do by itself is in _ext/vx_site.py: math as MathML at build time (math-core),
 alt text of figures stored the older way, the index from the README's table, the "run it
-yourself" note.
+yourself" note; and in _static/ and _templates/: layout fixes, print style, footer.
 """
 
 from __future__ import annotations
@@ -57,7 +57,6 @@ nb_execution_mode = "off"
 nb_ipywidgets_js = {}  # no widget state is stored; never load require.js or the widget manager
 myst_enable_extensions = ["dollarmath", "colon_fence", "substitution"]
 myst_heading_anchors = 3
-suppress_warnings = ["mystnb.unknown_mime_type"]
 
 # Math: MathML written at build time (vx_site's math-core renderer), no MathJax.
 html_math_renderer = "mathcore"
@@ -67,9 +66,7 @@ html_title = "vitexplain"
 html_static_path = ["_static"]
 html_css_files = ["vx.css"]
 html_js_files = ["vx.js"]
-html_templates_path = ["_templates"]
 templates_path = ["_templates"]
-html_last_updated_fmt = None
 html_show_sphinx = False
 html_copy_source = False
 html_use_index = False  # no general index: the notebooks define no index entries

@@ -109,6 +109,14 @@ def _url_of(name: str) -> str:
 
 
 def _axe_violations(page: Page) -> list[str]:
+    """axe-core's violations, once every finite CSS transition and animation has ended (the
+    colours change with a transition when the mode is applied; a busy machine may still be
+    in one when the page's load event fires)."""
+    page.evaluate(
+        """() => Promise.all(document.getAnimations()
+             .filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
+             .map(a => a.finished.catch(() => null)))"""
+    )
     results = Axe().run(page)
     return [
         f"{v['id']}: {v['help']} ({len(v['nodes'])} nodes, e.g. {v['nodes'][0]['html'][:150]})"
