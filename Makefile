@@ -32,7 +32,7 @@ unexport MPLBACKEND
 export JUPYTER_PREFER_ENV_PATH := 1
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
-LINT_DIRS := $(wildcard vitexplain tests notebooks benchmarks scripts e2e)
+LINT_DIRS := $(wildcard vitexplain tests notebooks benchmarks scripts e2e docs)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 .PHONY: help setup lab test test-notebooks test-notebooks-baseline html e2e figures weights lint bench clean
