@@ -1,8 +1,10 @@
-# vitexplain -- every target creates .venv on first use (python3 -m venv + the locked environment).
+# vitexplain -- every target but html creates .venv on first use (python3 -m venv + the lock);
+#   html creates the light .venv-docs instead (requirements-docs.lock).
 #   make lab      JupyterLab on notebooks/ (127.0.0.1:$(PORT), token auth)
 #   make test     unit tests, then the notebooks under strict nbval (+ their figures compared)
 #   make test-notebooks-baseline   the notebook check again, under a baseline CPU instruction set
-#   make html     the series as a static site in build/html/, read offline (no re-execution)
+#   make html     the series as a static site in build/html/ (Sphinx + myst-nb, stored outputs,
+#                 offline; its own light .venv-docs from requirements-docs.lock, no torch)
 #   make e2e      browser tests: the reader's path in JupyterLab, and the site (Debian's chromium)
 #   make figures  re-execute every notebook in place (refreshes outputs and figures/)
 #   make weights  retrain notebook 08's two ViTs and save them in vitexplain/weights/
@@ -30,25 +32,27 @@ unexport MPLBACKEND
 export JUPYTER_PREFER_ENV_PATH := 1
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
-LINT_DIRS := $(wildcard vitexplain tests notebooks benchmarks scripts e2e)
+LINT_DIRS := $(wildcard vitexplain tests notebooks benchmarks scripts e2e docs)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 .PHONY: help setup lab test test-notebooks test-notebooks-baseline html e2e figures weights lint bench clean
 
 help:
-	@echo "vitexplain -- targets (each creates $(VENV) from requirements.lock on first use):"
+	@echo "vitexplain -- targets (each but html creates $(VENV) from requirements.lock on first use):"
 	@echo "  make setup    create $(VENV): pip install -r requirements.lock, then the package (-e .)"
 	@echo "  make lab      JupyterLab on notebooks/ at http://127.0.0.1:$(PORT) (token auth; PORT=...)"
 	@echo "  make test     pytest (tests/), then pytest --nbval notebooks/ (strict, stored outputs),"
 	@echo "                figures written to a temporary folder and compared with figures/"
 	@echo "  make test-notebooks-baseline  the notebook check under a baseline CPU instruction set"
-	@echo "  make html     the series as a static site in build/html/ (stored outputs, offline)"
+	@echo "  make html     the series as a static site in build/html/ (Sphinx, stored outputs,"
+	@echo "                offline; creates $(DOCS_VENV) from requirements-docs.lock, no torch)"
 	@echo "  make e2e      browser tests: the notebooks in JupyterLab, and the site of make html"
 	@echo "  make figures  re-execute every notebook in place: refreshes outputs and figures/"
 	@echo "  make weights  retrain notebook 08's ViTs (seeded, ~40 s) into vitexplain/weights/"
 	@echo "  make lint     ruff check and ruff format --check on $(LINT_DIRS)"
 	@echo "  make bench    benchmarks/bench.py: vitexplain against PyTorch's own modules, as ratios"
-	@echo "  make clean    remove $(VENV), caches and build artefacts (keeps figures/, notebooks/)"
+	@echo "  make clean    remove $(VENV), $(DOCS_VENV), caches and build artefacts (keeps figures/,"
+	@echo "                notebooks/)"
 
 setup: $(STAMP)
 
@@ -106,17 +110,39 @@ test-notebooks-baseline:
 # folder; `make e2e E2E_FIGURES_DIR=figures` refreshes the committed screenshot instead.
 CHROMIUM := /usr/bin/chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+# Another apt-get (an unattended upgrade, a neighbour's install) may hold the dpkg lock: wait.
+APT_WAIT := -o DPkg::Lock::Timeout=600
 E2E_FIGURES_DIR ?=
 
-# The static site: every notebook's stored outputs as a page (nothing is re-executed), an index
-# from the README's notebook table; math as MathML, images embedded: it reads offline.
-html: $(STAMP)
-	$(BIN)/python scripts/build_html.py --out build/html
+# The static site: Sphinx + myst-nb (the notebooks' stored outputs, no kernel) +
+# sphinx-book-theme, math written as MathML at build time (math-core); docs/ holds conf.py and the
+# little of our own (docs/_ext/vx_site.py). It needs only the light environment of
+# requirements-docs.lock, in .venv-docs (no torch). The sources are staged in build/site-src:
+# docs/*.md and copies of the notebooks (myst-nb resolves a link by the file's real path, so a
+# symlinked notebook would not find its neighbours), and links to what the pages point at.
+DOCS_VENV := .venv-docs
+DOCS_STAMP := $(DOCS_VENV)/.installed
+SITE_SRC := build/site-src
+
+$(DOCS_STAMP): requirements-docs.lock
+	@test -x $(DOCS_VENV)/bin/python || { echo "creating $(DOCS_VENV)"; $(PYTHON) -m venv $(DOCS_VENV); }
+	$(DOCS_VENV)/bin/python -m pip install --disable-pip-version-check -r requirements-docs.lock
+	@touch $@
+
+html: $(DOCS_STAMP)
+	@rm -rf $(SITE_SRC) build/html build/doctrees build/jupyter_execute
+	@mkdir -p $(SITE_SRC)/notebooks
+	@cp -p $(NOTEBOOKS) $(SITE_SRC)/notebooks/
+	@cp -p docs/*.md $(SITE_SRC)/
+	@ln -s $(CURDIR)/figures $(CURDIR)/vitexplain $(CURDIR)/LICENSE $(CURDIR)/CITATION.cff $(SITE_SRC)/
+	$(DOCS_VENV)/bin/sphinx-build -q -W --keep-going -b html -c docs -d build/doctrees \
+	    $(SITE_SRC) build/html
+	@echo "the site: build/html/index.html"
 
 e2e: $(STAMP) html
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) missing: installing Debian's chromium"; \
-	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
-	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get $(APT_WAIT) update -q && \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get $(APT_WAIT) install -y -q chromium; }
 	@out=$${E2E_FIGURES_DIR:+$$(realpath -m "$$E2E_FIGURES_DIR")}; \
 	out=$${out:-$$(mktemp -d -t vitexplain-e2e.XXXXXX)}; \
 	echo "browser test; screenshot and figures into $$out"; \
@@ -146,7 +172,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(DOCS_VENV) build dist *.egg-info .pytest_cache .ruff_cache
 	find . -path ./.git -prune -o -type d \( -name __pycache__ -o -name .ipynb_checkpoints \
 	    -o -name .pytest_cache -o -name .ruff_cache -o -name '*.egg-info' \) -prune \
 	    -exec rm -rf {} +

@@ -1,33 +1,65 @@
 """The static site of `make html` (build/html/), read offline in Debian's Chromium.
 
-Every page is opened from its file with every request that is not a local file blocked (and
-recorded), and must show: no attempt to reach the network, no raw TeX, the animated GIF as an
-<img>, links that all lead somewhere, and 0 violations from axe-core (all its rules, the WCAG AA
-set and best practices). The site is built by `make html` before this test runs (`make e2e`).
+`make e2e` builds the site first (Sphinx + myst-nb + sphinx-book-theme, docs/). Every page is
+opened from its file with every request that is not a local file blocked and recorded. Checked:
+
+* nothing from the network: no page attempts a request, no built HTML or CSS names an http(s)
+  script, style sheet, font or image; no JavaScript error;
+* the pages: the index from the README's notebook table (thumbnails, titles, order), previous and
+  next on every notebook page, the soft-split GIF animated, alt text on every image;
+* math as MathML (no raw TeX left in the prose), notebook 05's `aligned` block in rows;
+* axe-core reports no violation (all its rules), in light and in dark mode;
+* offline search, the in-page contents list, the skip link, the download link to each .ipynb
+  with the "run it yourself" note, the footer (licence, how to cite, version);
+* no sideways scroll at 390 px (a wide formula or table scrolls in its own box, which a keyboard
+  can reach); printing wraps code instead of cutting it;
+* the build itself: from the stored outputs (their text is on the page), in at most 20 s.
+
+These tests use a browser page of their own (the `page` fixture below), not JupyterLab's.
 """
 
 from __future__ import annotations
 
 import base64
+import html
 import io
+import json
 import re
+import subprocess
+import time
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from PIL import Image
-from playwright.sync_api import Page
+from playwright.sync_api import Browser, BrowserContext, Page
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "build" / "html"
-NOTEBOOK_PAGES = sorted(p.with_suffix(".html").name for p in (ROOT / "notebooks").glob("*.ipynb"))
-RAW_TEX = re.compile(r"\$[^$\s][^$]*\$|\\(frac|sqrt|mathbb|mathrm|cdot|top|begin)\b")
+SITE_SRC = ROOT / "build" / "site-src"
+SPHINX_BUILD = ROOT / ".venv-docs" / "bin" / "sphinx-build"
+NOTEBOOK_FILES = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOK_PAGES = [f"notebooks/{p.stem}.html" for p in NOTEBOOK_FILES]
+PAGES = ["index.html", *NOTEBOOK_PAGES, "about.html", "search.html"]
+RAW_TEX = re.compile(r"\$[^$\s][^$]*\$|\\(frac|sqrt|mathbb|mathrm|cdot|top|begin|end)\b")
+# A resource that a browser would fetch from another host, as the HTML or CSS names it.
+REMOTE_RESOURCE = re.compile(
+    r"<(script|img|iframe|source|audio|video)\b[^>]*\bsrc=[\"']?(https?:)?//"
+    r"|<link\b[^>]*\bhref=[\"']?(https?:)?//"
+    r"|url\(\s*[\"']?(https?:)?//"
+    r"|@import\s+[\"'](https?:)?//",
+    re.I,
+)
+PHONE = {"width": 390, "height": 844}
+BUILD_LIMIT = 20.0  # seconds, the cold build of the whole site
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "site_page" in metafunc.fixturenames:
-        metafunc.parametrize("site_page", ["index.html", *NOTEBOOK_PAGES])
+        metafunc.parametrize("site_page", PAGES)
+    if "notebook_page" in metafunc.fixturenames:
+        metafunc.parametrize("notebook_page", NOTEBOOK_PAGES)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -37,8 +69,20 @@ def built_site() -> Path:
     return SITE
 
 
-def _open_offline(page: Page, name: str) -> list[str]:
-    """Open a page of the site with every non-file request blocked; return those requests."""
+@pytest.fixture
+def page(context: BrowserContext) -> Page:
+    """A fresh page of pytest-playwright's context (1280 x 800, conftest.py), without
+    JupyterLab; its JavaScript errors are collected in `page.errors`."""
+    fresh = context.new_page()
+    fresh.set_default_timeout(30_000)
+    fresh.errors = []
+    fresh.on("pageerror", lambda error: fresh.errors.append(str(error)))
+    return fresh
+
+
+def _block_network(context: BrowserContext) -> list[str]:
+    """Abort every request that is not a local file or inline data; return the list that
+    records them."""
     attempted: list[str] = []
 
     def guard(route):
@@ -49,31 +93,106 @@ def _open_offline(page: Page, name: str) -> list[str]:
             attempted.append(url)
             route.abort()
 
-    page.context.route("**/*", guard)
-    page.goto((SITE / name).as_uri(), wait_until="load")
+    context.route("**/*", guard)
     return attempted
 
 
-def test_site_page_reads_offline_with_no_violation(page: Page, site_page: str):
-    attempted = _open_offline(page, site_page)
-    assert attempted == [], f"{site_page} tried to reach {attempted[:5]}"
+def _open(page: Page, name: str, query: str = "") -> list[str]:
+    """Open a page of the site offline; return the requests it attempted beyond the machine."""
+    attempted = _block_network(page.context)
+    page.goto((SITE / name).as_uri() + query, wait_until="load")
+    return attempted
 
-    # Math is MathML: no TeX left in the prose (code cells may print what they like).
-    prose = page.locator(".markdown, .index").all_inner_texts()
-    leftovers = [m.group(0) for text in prose for m in RAW_TEX.finditer(text)]
+
+def _url_of(name: str) -> str:
+    return (SITE / name).as_uri()
+
+
+def _axe_violations(page: Page) -> list[str]:
+    """axe-core's violations, once every finite CSS transition and animation has ended (the
+    colours change with a transition when the mode is applied; a busy machine may still be
+    in one when the page's load event fires)."""
+    page.evaluate(
+        """() => Promise.all(document.getAnimations()
+             .filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
+             .map(a => a.finished.catch(() => null)))"""
+    )
+    results = Axe().run(page)
+    return [
+        f"{v['id']}: {v['help']} ({len(v['nodes'])} nodes, e.g. {v['nodes'][0]['html'][:150]})"
+        for v in results.response["violations"]
+    ]
+
+
+def _package_version() -> str:
+    """vitexplain.__version__ read from the source, as docs/conf.py reads it."""
+    text = (ROOT / "vitexplain" / "__init__.py").read_text(encoding="utf-8")
+    return re.search(r"^__version__ = \"([^\"]+)\"", text, re.M)[1]
+
+
+# --- nothing from the network ---------------------------------------------------------------------
+
+
+def test_no_built_file_names_a_remote_script_style_font_or_image():
+    files = [p for p in SITE.rglob("*") if p.suffix in (".html", ".css")]
+    assert len(files) > 10, files
+    found = []
+    for path in files:
+        for match in REMOTE_RESOURCE.finditer(path.read_text(encoding="utf-8", errors="replace")):
+            found.append(f"{path.relative_to(SITE)}: {match[0]}")
+    assert found == [], "\n".join(found[:10])
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_page_reads_offline_with_no_axe_violation(
+    browser: Browser, browser_context_args: dict, site_page: str, mode: str
+):
+    context = browser.new_context(**browser_context_args, color_scheme=mode)
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        query = "?q=attention" if site_page == "search.html" else ""
+        attempted = _open(page, site_page, query)
+        if site_page == "search.html":
+            page.wait_for_selector("#search-results li", timeout=30_000)
+        assert page.evaluate("document.documentElement.dataset.theme") == mode
+        assert attempted == [], f"{site_page} tried to reach {attempted[:5]}"
+        assert errors == [], f"JavaScript errors on {site_page}: {errors}"
+        _check_content(page, site_page)
+        violations = _axe_violations(page)
+        assert violations == [], f"axe on {site_page} ({mode}):\n" + "\n".join(violations)
+    finally:
+        context.close()
+
+
+def _check_content(page: Page, site_page: str) -> None:
+    # Math is MathML: no TeX left in the prose (code and its outputs may print what they like).
+    prose = page.evaluate(
+        """() => {
+          const root = document.querySelector('article') || document.querySelector('main');
+          const article = root.cloneNode(true);
+          article.querySelectorAll('pre, code, math, script, style').forEach(e => e.remove());
+          return article.textContent;
+        }"""
+    )
+    leftovers = [m.group(0) for m in RAW_TEX.finditer(prose)]
     assert leftovers == [], f"raw TeX on {site_page}: {leftovers[:5]}"
 
     # Every image is loaded, and says what it shows.
     images = page.evaluate(
-        "[...document.images].map(i => [i.currentSrc.slice(0, 30), i.naturalWidth, i.alt])"
+        "[...document.images].map(i => [i.currentSrc.slice(0, 40), i.naturalWidth, i.alt])"
     )
-    assert images and all(width > 0 for _, width, _ in images), images
-    assert all(len(alt.split()) >= 4 for _, _, alt in images)
+    if site_page in NOTEBOOK_PAGES or site_page == "index.html":
+        assert images, f"no image on {site_page}"
+    assert all(width > 0 for _, width, _ in images), images
+    short = [(src, alt) for src, _, alt in images if len(alt.split()) < 4]
+    assert short == [], f"images without a real alt text on {site_page}: {short}"
 
     # Every link leads somewhere: local files exist, anchors exist on their page.
     for href in page.evaluate("[...document.querySelectorAll('a[href]')].map(a => a.href)"):
         url = urlparse(href)
-        if url.scheme in ("http", "https"):
+        if url.scheme in ("http", "https", "mailto"):
             continue  # references to papers and code: links for the reader, never loaded
         assert url.scheme == "file", href
         target = Path(unquote(url.path))
@@ -81,31 +200,71 @@ def test_site_page_reads_offline_with_no_violation(page: Page, site_page: str):
         if url.fragment and target.suffix == ".html":
             assert f'id="{url.fragment}"' in target.read_text(encoding="utf-8"), href
 
-    results = Axe().run(page)
-    violations = [
-        f"{v['id']}: {v['help']} ({len(v['nodes'])} nodes, e.g. {v['nodes'][0]['html'][:120]})"
-        for v in results.response["violations"]
-    ]
-    assert violations == [], f"axe on {site_page}:\n" + "\n".join(violations)
+
+def test_dark_mode_is_dark_and_the_switch_changes_it(page: Page):
+    _open(page, "index.html")
+    page.locator(".theme-switch-button").first.click()
+    page.locator(".theme-change-button[data-mode='dark']").first.click()
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    red, green, blue = (int(c) for c in re.findall(r"\d+", background)[:3])
+    assert max(red, green, blue) < 80, background  # a dark page, not only an attribute
+    # The choice is remembered on the next page.
+    page.goto(_url_of(NOTEBOOK_PAGES[0]), wait_until="load")
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
 
 
-def test_every_notebook_page_links_to_the_index_and_its_neighbours(page: Page):
-    for i, name in enumerate(NOTEBOOK_PAGES):
-        _open_offline(page, name)
-        links = set(page.evaluate("[...document.querySelectorAll('nav a')].map(a => a.href)"))
-        expected = {(SITE / "index.html").as_uri()}
-        expected |= {(SITE / NOTEBOOK_PAGES[i - 1]).as_uri()} if i > 0 else set()
-        expected |= (
-            {(SITE / NOTEBOOK_PAGES[i + 1]).as_uri()} if i + 1 < len(NOTEBOOK_PAGES) else set()
+# --- the pages ------------------------------------------------------------------------------------
+
+
+def _readme_rows() -> list[tuple[str, str, str]]:
+    """(thumbnail alt, title, notebook) of each row of the README's notebook table."""
+    rows = []
+    for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines():
+        match = re.match(r"^\|\s*<img [^|]*alt=\"([^\"]+)\"[^|]*\|\s*\[([^\]]+)\]\(([^)]+)\)", line)
+        if match:
+            rows.append(match.groups())
+    return rows
+
+
+def test_index_is_the_readme_table_with_thumbnails(page: Page):
+    _open(page, "index.html")
+    rows = page.evaluate(
+        """[...document.querySelectorAll('.vx-index tbody tr')].map(tr => {
+             const img = tr.querySelector('img'), a = tr.querySelector('a');
+             return [img.alt, img.naturalWidth, a.textContent.trim(), a.href];
+           })"""
+    )
+    expected = _readme_rows()
+    assert len(expected) == len(NOTEBOOK_FILES) == len(rows)
+    for (alt, width, title, href), (readme_alt, readme_title, notebook) in zip(
+        rows, expected, strict=True
+    ):
+        assert (alt, title) == (readme_alt, readme_title)
+        assert width > 0
+        assert href == _url_of(notebook.replace(".ipynb", ".html"))
+    assert [href for *_, href in rows] == [_url_of(name) for name in NOTEBOOK_PAGES]
+
+
+def test_every_notebook_page_links_to_its_neighbours(page: Page):
+    sequence = ["index.html", *NOTEBOOK_PAGES, "about.html"]
+    for i, name in enumerate(NOTEBOOK_PAGES, start=1):
+        _open(page, name)
+        previous = page.locator(".prev-next-area a.left-prev").get_attribute("href")
+        following = page.locator(".prev-next-area a.right-next").get_attribute("href")
+        base = (SITE / name).parent
+        assert (base / previous).resolve() == (SITE / sequence[i - 1]).resolve(), name
+        assert (base / following).resolve() == (SITE / sequence[i + 1]).resolve(), name
+        # ... and every notebook is in the sidebar, in order.
+        sidebar = page.evaluate(
+            "[...document.querySelectorAll('.bd-sidebar-primary nav a')].map(a => a.href)"
         )
-        assert links == expected, name
-    _open_offline(page, "index.html")
-    listed = page.evaluate("[...document.querySelectorAll('main a')].map(a => a.href)")
-    assert listed == [(SITE / name).as_uri() for name in NOTEBOOK_PAGES]
+        listed = [u.split("#")[0] for u in sidebar if "/notebooks/" in u]
+        assert listed == [_url_of(n) for n in NOTEBOOK_PAGES]
 
 
 def test_the_soft_split_gif_is_an_animated_img(page: Page):
-    _open_offline(page, "05_t2t_soft_split.html")
+    _open(page, "notebooks/05_t2t_soft_split.html")
     sources = page.evaluate(
         "[...document.images].filter(i => i.src.startsWith('data:image/gif'))"
         ".map(i => [i.src, i.naturalWidth, i.alt])"
@@ -114,3 +273,245 @@ def test_the_soft_split_gif_is_an_animated_img(page: Page):
     src, width, alt = sources[0]
     gif = Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1])))
     assert width == gif.width > 0 and gif.n_frames == 60 and "soft split" in alt.lower()
+
+
+def test_every_stored_figure_is_on_its_page_with_its_alt_text(page: Page, notebook_page: str):
+    """Each stored figure reaches the page once, with its alt text: from metadata["image/png"]
+    ["alt"] (older notebooks) or from the alt of the <img> of a text/html figure."""
+    notebook = json.loads((ROOT / notebook_page.replace(".html", ".ipynb")).read_text("utf-8"))
+    expected = []
+    for cell in notebook["cells"]:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "text/html" in data:
+                markup = "".join(data["text/html"])
+                expected += re.findall(r"<img\b[^>]*\balt=\"([^\"]*)\"", markup)
+            else:
+                expected += [
+                    output["metadata"][mime]["alt"]
+                    for mime in ("image/png", "image/gif")
+                    if mime in data
+                ]
+    _open(page, notebook_page)
+    shown = page.evaluate("[...document.querySelectorAll('article img')].map(i => i.alt)")
+    assert expected and shown == [html.unescape(alt) for alt in expected]
+
+
+CONTRAST_JS = """(selector) => {
+  const rgb = c => c.match(/[\\d.]+/g).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map(v => v / 255)
+    .map(v => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  return [...document.querySelectorAll(selector)].map(e => {
+    let b = e;
+    while (b && (rgb(getComputedStyle(b).backgroundColor)[3] ?? 1) === 0) b = b.parentElement;
+    const bg = b ? rgb(getComputedStyle(b).backgroundColor) : [255, 255, 255];
+    const [hi, lo] = [lum(rgb(getComputedStyle(e).color)), lum(bg)].sort((x, y) => y - x);
+    return [e.textContent.slice(0, 50), (hi + 0.05) / (lo + 0.05)];
+  });
+}"""
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_figure_captions_read_in_light_and_dark_mode(
+    browser: Browser, browser_context_args: dict, mode: str
+):
+    """A caption's contrast with the box it sits on, computed here: axe leaves text next to an
+    image as "needs review", so its pass alone does not show that a caption reads."""
+    context = browser.new_context(**browser_context_args, color_scheme=mode)
+    try:
+        page = context.new_page()
+        ratios = []
+        for name in NOTEBOOK_PAGES:
+            _open(page, name)
+            ratios += page.evaluate(CONTRAST_JS, "article figcaption, article .vx-run p")
+        assert ratios, "no caption or note on any notebook page"
+        low = [(text, round(ratio, 2)) for text, ratio in ratios if ratio < 4.5]
+        assert low == [], f"captions below 4.5:1 in {mode} mode: {low[:5]}"
+    finally:
+        context.close()
+
+
+# --- math -----------------------------------------------------------------------------------------
+
+
+def test_aligned_math_is_rendered_in_rows(page: Page):
+    _open(page, "notebooks/05_t2t_soft_split.html")
+    rows = page.evaluate(
+        """[...document.querySelectorAll('.vx-math math mtable')].map(t =>
+             [...t.querySelectorAll(':scope > mtr')].map(r => r.getBoundingClientRect().top))"""
+    )
+    assert rows, "no aligned block (mtable) on notebook 05's page"
+    tops = max(rows, key=len)
+    assert len(tops) == 3 and tops == sorted(tops) and len(set(tops)) == 3, tops
+    text = page.locator(".vx-math mtable").first.text_content()
+    assert "&" not in text and "\\" not in text
+
+
+def test_every_formula_is_mathml(page: Page, notebook_page: str):
+    _open(page, notebook_page)
+    counts = page.evaluate(
+        """[document.querySelectorAll('article math').length,
+            document.querySelectorAll('.vx-math').length,
+            document.querySelectorAll('.vx-math > math[display="block"]').length]"""
+    )
+    source = (ROOT / notebook_page.replace(".html", ".ipynb")).read_text(encoding="utf-8")
+    if "$" in source:
+        assert counts[0] > 0, notebook_page
+    assert counts[1] == counts[2], counts  # every display block converted, none left as TeX
+
+
+# --- search, contents, skip link, download, footer ------------------------------------------------
+
+
+def test_search_works_offline(page: Page):
+    attempted = _open(page, "index.html")
+    page.keyboard.press("Control+k")
+    field = page.locator("#pst-search-dialog input[name='q']")
+    field.wait_for(state="visible")
+    field.fill("skew")
+    field.press("Enter")
+    page.wait_for_url("**/search.html?q=skew*")
+    results = page.locator("#search-results li a")
+    results.first.wait_for()
+    hrefs = results.evaluate_all("links => links.map(a => a.href)")
+    assert _url_of("notebooks/04_relative_pe_skew.html") in [h.split("#")[0] for h in hrefs]
+    assert attempted == []
+
+
+def test_every_notebook_page_has_a_contents_list(page: Page, notebook_page: str):
+    _open(page, notebook_page)
+    headings = page.evaluate(
+        "[...document.querySelectorAll('article section > h2')].map(h => h.parentElement.id)"
+    )
+    toc = page.locator("#pst-page-toc-nav")
+    assert toc.is_visible()
+    links = toc.evaluate("nav => [...nav.querySelectorAll('a')].map(a => a.hash.slice(1))")
+    assert len(headings) >= 3 and set(headings) <= set(links), (headings, links)
+
+
+def test_the_skip_link_is_the_first_tab_stop_and_skips_to_the_content(page: Page):
+    _open(page, NOTEBOOK_PAGES[1])
+    page.keyboard.press("Tab")
+    focused = page.evaluate("[document.activeElement.textContent, document.activeElement.href]")
+    assert focused[0].strip() == "Skip to main content"
+    assert focused[1].endswith("#main-content")
+    assert page.locator(".skip-link a").is_visible()  # shown when focused
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    inside = page.evaluate("!!document.activeElement.closest('#main-content')")
+    assert inside, page.evaluate("document.activeElement.outerHTML")
+
+
+def test_every_notebook_page_links_to_its_notebook_with_a_run_it_yourself_note(
+    page: Page, notebook_page: str
+):
+    _open(page, notebook_page)
+    note = page.locator(".vx-run")
+    assert note.count() == 1 and note.is_visible()
+    text = note.inner_text()
+    assert "Run it yourself" in text and "make lab" in text
+    name = Path(notebook_page).with_suffix(".ipynb").name
+    link = note.locator(f"a[href$='{name}']")
+    assert link.count() == 1
+    downloaded = Path(unquote(urlparse(link.evaluate("a => a.href")).path))
+    assert downloaded.read_bytes() == (ROOT / "notebooks" / name).read_bytes()
+    # The note sits near the top: before the first code cell.
+    order = page.evaluate(
+        """() => { const note = document.querySelector('.vx-run');
+                   const code = document.querySelector('.cell');
+                   const after = Node.DOCUMENT_POSITION_FOLLOWING;
+                   return note.compareDocumentPosition(code) & after; }"""
+    )
+    assert order
+
+
+def test_every_page_has_a_footer_with_licence_citation_and_version(page: Page, site_page: str):
+    _open(page, site_page)
+    footer = page.locator("footer.bd-footer-content .vx-footer")
+    assert footer.count() == 1 and footer.is_visible()
+    text = " ".join(footer.inner_text().split())
+    assert f"vitexplain {_package_version()}" in text
+    assert "MIT licence" in text and "how to cite" in text
+    title = re.search(r'^title: "([^"]+)"', (ROOT / "CITATION.cff").read_text("utf-8"), re.M)[1]
+    assert title in text
+    hrefs = footer.evaluate("p => [...p.querySelectorAll('a')].map(a => a.href)")
+    assert {h.split("/")[-1] for h in hrefs} == {"about.html#licence", "about.html#how-to-cite"}
+    about = (SITE / "about.html").read_text(encoding="utf-8")
+    assert "Permission is hereby granted" in about and 'id="how-to-cite"' in about
+
+
+# --- layout: phone and print ----------------------------------------------------------------------
+
+
+def test_no_page_scrolls_sideways_at_390_px(browser: Browser, browser_context_args: dict):
+    context = browser.new_context(**{**browser_context_args, "viewport": PHONE})
+    try:
+        page = context.new_page()
+        _block_network(context)
+        boxes = 0
+        for name in PAGES:
+            page.goto(_url_of(name), wait_until="load")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= PHONE["width"], f"{name} is {width} px wide at 390 px"
+            page.wait_for_timeout(50)
+            # A formula or table wider than the column scrolls in its own box, reachable by Tab.
+            wide = page.evaluate(
+                """[...document.querySelectorAll('.vx-math, .pst-scrollable-table-container')]
+                   .filter(b => b.scrollWidth > b.clientWidth + 1)
+                   .map(b => [b.className, getComputedStyle(b).overflowX, b.tabIndex])"""
+            )
+            assert all(o in ("auto", "scroll") and t == 0 for _, o, t in wide), (name, wide)
+            boxes += len(wide)
+        assert boxes > 0, "no wide formula at 390 px: the scroll boxes were not exercised"
+    finally:
+        context.close()
+
+
+def test_printing_wraps_code(page: Page, notebook_page: str):
+    page.set_viewport_size({"width": 700, "height": 1000})  # about an A4 page's text width
+    _open(page, notebook_page)
+    page.emulate_media(media="print")
+    cut = page.evaluate(
+        """[...document.querySelectorAll('article pre')]
+           .filter(p => p.offsetParent !== null && p.scrollWidth > p.clientWidth + 1)
+           .map(p => p.textContent.slice(0, 60))"""
+    )
+    total = page.locator("article pre").count()
+    assert total > 0 and cut == [], f"{len(cut)} of {total} code blocks cut in print: {cut[:3]}"
+
+
+# --- the build ------------------------------------------------------------------------------------
+
+
+def test_the_site_shows_the_stored_outputs(page: Page, notebook_page: str):
+    """Built from the stored outputs: every stored stream output of the notebook is on its page,
+    as the notebook has it."""
+    notebook = json.loads((ROOT / notebook_page.replace(".html", ".ipynb")).read_text("utf-8"))
+    streams = [
+        "".join(output["text"]).strip()
+        for cell in notebook["cells"]
+        for output in cell.get("outputs", [])
+        if output["output_type"] == "stream" and "".join(output["text"]).strip()
+    ]
+    _open(page, notebook_page)
+    shown = page.evaluate(
+        "[...document.querySelectorAll('.cell_output pre')].map(p => p.textContent)"
+    )
+    page_text = "\n".join(" ".join(t.split()) for t in shown)
+    missing = [s[:80] for s in streams if " ".join(s.split()) not in page_text]
+    assert streams and missing == [], missing
+
+
+def test_a_cold_build_takes_at_most_20_s(tmp_path: Path):
+    """The same sphinx-build as `make html`, from scratch into a temporary folder."""
+    if not SPHINX_BUILD.is_file() or not SITE_SRC.is_dir():
+        pytest.fail("run `make html` first: it creates .venv-docs and build/site-src")
+    command = [str(SPHINX_BUILD), "-q", "-W", "--keep-going", "-b", "html", "-c", "docs"]
+    command += ["-d", str(tmp_path / "doctrees"), str(SITE_SRC), str(tmp_path / "html")]
+    start = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, check=True, capture_output=True, timeout=120)
+    seconds = time.perf_counter() - start
+    pages = sorted(p.relative_to(tmp_path / "html") for p in (tmp_path / "html").rglob("*.html"))
+    assert seconds <= BUILD_LIMIT, f"the build took {seconds:.1f} s"
+    assert {str(p) for p in pages} >= {*NOTEBOOK_PAGES, "index.html", "about.html"}

@@ -1,8 +1,10 @@
-"""The three descriptions of the environment must agree.
+"""The descriptions of the environment must agree.
 
 requirements.lock (exact pins, what the stored notebook outputs were produced with),
 environment.yml (the same pins for conda users) and pyproject.toml (ranges) are edited by hand
-from time to time; these tests fail as soon as one of them drifts from the others.
+from time to time; these tests fail as soon as one of them drifts from the others. The site's
+light environment (requirements-docs.lock, pyproject's `docs` extra, no torch) is checked the
+same way, and a package pinned in both locks has one version.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from packaging.version import InvalidVersion, Version
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCK = ROOT / "requirements.lock"
+DOCS_LOCK = ROOT / "requirements-docs.lock"
+DOCS_EXTRA = "docs"  # pyproject's extra for `make html`, pinned in DOCS_LOCK instead of LOCK
 ENV_YML = ROOT / "environment.yml"
 PYPROJECT = ROOT / "pyproject.toml"
 
@@ -45,9 +49,9 @@ def _parse_pins(lines: list[str], source: str) -> dict[str, tuple[str, str]]:
     return pins
 
 
-def lock_lines() -> list[str]:
+def lock_lines(lock: Path = LOCK) -> list[str]:
     lines = []
-    for raw in LOCK.read_text(encoding="utf-8").splitlines():
+    for raw in lock.read_text(encoding="utf-8").splitlines():
         line = raw.strip()
         if line and not line.startswith("#"):
             lines.append(line)
@@ -56,6 +60,10 @@ def lock_lines() -> list[str]:
 
 def lock_pins() -> dict[str, tuple[str, str]]:
     return _parse_pins(lock_lines(), "requirements.lock")
+
+
+def docs_lock_pins() -> dict[str, tuple[str, str]]:
+    return _parse_pins(lock_lines(DOCS_LOCK), DOCS_LOCK.name)
 
 
 def env_yml() -> dict:
@@ -75,11 +83,32 @@ def pyproject() -> dict:
 
 
 def declared_requirements() -> list[Requirement]:
+    """The package's dependencies and every extra but the site's (DOCS_EXTRA)."""
     project = pyproject()["project"]
     reqs = list(project["dependencies"])
-    for extra in project.get("optional-dependencies", {}).values():
-        reqs.extend(extra)
+    for name, extra in project.get("optional-dependencies", {}).items():
+        if name != DOCS_EXTRA:
+            reqs.extend(extra)
     return [Requirement(r) for r in reqs]
+
+
+def docs_requirements() -> list[Requirement]:
+    extras = pyproject()["project"].get("optional-dependencies", {})
+    assert DOCS_EXTRA in extras, f"pyproject.toml has no `{DOCS_EXTRA}` extra (make html)"
+    return [Requirement(r) for r in extras[DOCS_EXTRA]]
+
+
+def _outside_range(reqs: list[Requirement], pins: dict, lock: str) -> list[str]:
+    problems = []
+    for req in reqs:
+        name = canonicalize_name(req.name)
+        if name not in pins:
+            problems.append(f"{req} is declared in pyproject.toml but not pinned in {lock}")
+            continue
+        version = pins[name][1]
+        if not req.specifier.contains(Version(version), prereleases=True):
+            problems.append(f"{req} is declared but {lock} pins {name}=={version}")
+    return problems
 
 
 def test_lock_is_exact_pins_only():
@@ -126,17 +155,27 @@ def test_environment_yml_python_and_channels():
 
 
 def test_every_declared_dependency_is_locked_within_its_range():
-    lock = lock_pins()
-    problems = []
-    for req in declared_requirements():
-        name = canonicalize_name(req.name)
-        if name not in lock:
-            problems.append(f"{req} is declared in pyproject.toml but not pinned in the lock")
-            continue
-        version = lock[name][1]
-        if not req.specifier.contains(Version(version), prereleases=True):
-            problems.append(f"{req} is declared but the lock pins {name}=={version}")
+    problems = _outside_range(declared_requirements(), lock_pins(), LOCK.name)
     assert not problems, "\n".join(problems)
+
+
+def test_the_docs_lock_pins_the_docs_extra_within_its_ranges_and_no_torch():
+    pins = docs_lock_pins()
+    problems = _outside_range(docs_requirements(), pins, DOCS_LOCK.name)
+    assert not problems, "\n".join(problems)
+    # A closure, not a handful of top-level names (Sphinx alone brings a dozen packages) ...
+    assert len(pins) > 30, f"{DOCS_LOCK.name} holds only {len(pins)} pins"
+    # ... and a light one: `make html` never installs torch or the notebooks' stack.
+    heavy = {"torch", "numpy", "matplotlib", "scikit-learn", "jupyterlab"} & set(pins)
+    assert not heavy, f"{DOCS_LOCK.name} pins {sorted(heavy)}"
+
+
+def test_a_package_in_both_locks_has_one_version():
+    main, docs = lock_pins(), docs_lock_pins()
+    differ = {
+        n: (main[n][1], docs[n][1]) for n in set(main) & set(docs) if main[n][1] != docs[n][1]
+    }
+    assert not differ, f"versions differ ({LOCK.name}, {DOCS_LOCK.name}): {differ}"
 
 
 def test_pyproject_declares_the_runtime_dependencies():
