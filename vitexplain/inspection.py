@@ -118,13 +118,25 @@ def class_token_attention(model: nn.Module, images: torch.Tensor, block: int = -
         column, i.e. the weight the class token gives each patch token (the rest of the row, the
         weight it gives itself, is ``1 - sum``).
     """
-    images = check_dtype(
-        "images", check_tensor("images", images, ndim=4), check_module("model", model)
-    )
+    model = check_module("model", model)
+    blocks = getattr(model, "blocks", None)
+    if getattr(model, "cls_token", None) is None or not isinstance(blocks, nn.ModuleList):
+        raise TypeError(
+            f"model must be a ViT or T2TViT (a class token and blocks), got {type(model).__name__}"
+        )
+    images = check_dtype("images", check_tensor("images", images, ndim=4), model)
     block = check_int("block", block, minimum=None)
-    weights = attention_maps(model, images)
-    if not -len(weights) <= block < len(weights):
-        raise ValueError(f"block {block} does not exist: the model has {len(weights)} blocks")
+    if not -len(blocks) <= block < len(blocks):
+        raise ValueError(f"block {block} does not exist: the model has {len(blocks)} blocks")
+    # Only the blocks' attention: a T2TViT's token attentions come first and have no class token.
+    layers = [blk.attn for blk in blocks]
+    weights: list[torch.Tensor] = []
+
+    def record(layer: Attention, inputs: tuple[torch.Tensor, ...], _output: torch.Tensor) -> None:
+        weights.append(layer.attention_weights(inputs[0]))  # (B, h, N + 1, N + 1)
+
+    with torch.no_grad():
+        run_with_hooks(model, images, layers, record)
     return weights[block][:, :, 0, 1:]  # (B, h, N)
 
 

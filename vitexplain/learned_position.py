@@ -57,7 +57,9 @@ def position_targets(
     targets = []
     for where, size in ((r, rows), (c, cols)):
         offset = (torch.arange(size)[None] - where[:, None]).double()  # (N, size)
-        if sigma == 0:
+        # exp(-1 / (2 sigma^2)) < exp(-500) rounds to 0 in float32: exactly one-hot, and
+        # computed so (1 / sigma^2 would overflow for a sigma such as 1e-200)
+        if sigma**2 < 1e-3:
             targets.append((offset == 0).float())
         else:
             targets.append(torch.softmax(-(offset**2) / (2 * sigma**2), dim=1).float())
@@ -201,8 +203,18 @@ def _check_similarity(similarity: object) -> tuple[torch.Tensor, torch.Tensor, t
     rows, cols = similarity.shape[:2]
     if similarity.shape[2:] != (rows, cols):
         raise ValueError(f"similarity must have shape (H, W, H, W), got {tuple(similarity.shape)}")
+    if not similarity.is_floating_point():
+        raise TypeError(f"similarity must hold floats, got dtype {similarity.dtype}")
+    if not torch.isfinite(similarity).all():
+        raise ValueError("similarity holds NaN or infinite values")
     near = grid_neighbours((rows, cols))  # (N, N)
     far = ~near & ~torch.eye(rows * cols, dtype=torch.bool)  # (N, N): neither itself nor near
+    if not far.any(1).all() or not near.any(1).all():
+        raise ValueError(
+            f"similarity is of a {rows} x {cols} grid, where some patch has no "
+            f"{'other patch that is not a neighbour' if near.any(1).all() else 'neighbour'} "
+            "to compare with: the grid needs at least 2 x 2 or 1 x 4 patches"
+        )
     return similarity.reshape(rows * cols, rows * cols).double(), near, far
 
 
@@ -220,6 +232,7 @@ def neighbour_wins(similarity: torch.Tensor, margin: float = 1e-3) -> torch.Tens
         ``margin``.
     """
     sim, near, far = _check_similarity(similarity)
+    margin = check_number("margin", margin, minimum=0)
     rows, cols = similarity.shape[:2]
     best_near = sim.masked_fill(~near, -torch.inf).amax(1)  # (N,)
     best_far = sim.masked_fill(~far, -torch.inf).amax(1)  # (N,)

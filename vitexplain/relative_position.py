@@ -18,7 +18,7 @@ import torch.nn.functional as F
 from einops import rearrange
 from torch import nn
 
-from ._checks import check_int, check_size2, check_tensor
+from ._checks import check_int, check_number, check_same_dtype, check_size2, check_tensor
 
 __all__ = [
     "AbsPosEmb1D",
@@ -149,6 +149,7 @@ def attention_with_position(
     """
     named = {"q": q, "k": k, "v": v, "position_logits": position_logits}
     q, k, v, position_logits = (check_tensor(name, t, min_ndim=2) for name, t in named.items())
+    check_same_dtype(q=q, k=k, v=v, position_logits=position_logits)
     shapes = ", ".join(f"{name} {tuple(t.shape)}" for name, t in named.items())
     if q.shape[-1] != k.shape[-1] or v.shape[-2] != k.shape[-2]:
         raise ValueError(f"q and k must share d, k and v the number of keys; got {shapes}")
@@ -156,7 +157,7 @@ def attention_with_position(
         raise ValueError(
             f"position_logits must end with (N, N) = {(q.shape[-2], k.shape[-2])}; got {shapes}"
         )
-    scale = q.shape[-1] ** -0.5 if scale is None else scale
+    scale = q.shape[-1] ** -0.5 if scale is None else check_number("scale", scale)
     logits = (q @ k.transpose(-2, -1) + position_logits) * scale  # (..., N, N)
     weights = logits.softmax(dim=-1)  # (..., N, N)
     return weights @ v, weights  # (..., N, d_v), (..., N, N)

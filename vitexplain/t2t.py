@@ -19,7 +19,7 @@ import torch
 from einops import rearrange
 from torch import nn
 
-from ._checks import check_dtype, check_image_batch, check_int, check_size2
+from ._checks import check_dtype, check_image_batch, check_int, check_size2, describe
 from .attention import Attention
 from .unfold import count_tokens
 from .vit import Mlp, TransformerBackbone, mlp_hidden
@@ -144,11 +144,18 @@ class T2TModule(nn.Module):
         self.img_size = check_size2("img_size", img_size)
         self.in_chans = check_int("in_chans", in_chans)
         token_dim = check_int("token_dim", token_dim)
+        if not isinstance(softsplit_kernels, list | tuple):
+            raise TypeError(
+                "softsplit_kernels must be three kernel sizes such as (7, 3, 3), got "
+                f"{describe(softsplit_kernels)}"
+            )
         if len(softsplit_kernels) != 3:
             raise ValueError(
                 f"softsplit_kernels must hold three kernel sizes, got {softsplit_kernels!r}"
             )
-        k0, k1, k2 = (check_int("softsplit_kernels", k) for k in softsplit_kernels)
+        k0, k1, k2 = (
+            check_int(f"softsplit_kernels[{i}]", k) for i, k in enumerate(softsplit_kernels)
+        )
         # Grid after each split, checked now so that an impossible split fails at construction.
         self.grid_sizes = []
         h, w = self.img_size
