@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._checks import check_image, check_int
+from .._checks import check_image, check_int, check_number, describe
 from .core import ATTENTION_CMAP, _as_array, annotate_cells, axes_grid, show_matrix
 from .patches import show_patch_grid
 
@@ -103,13 +103,27 @@ def show_training_curves(
     Returns:
         The figure, with two axes: loss, then accuracy.
     """
+    if not isinstance(histories, Mapping):
+        raise TypeError(
+            "histories must be a dict {run name: history} (e.g. {'ViT': history}), got "
+            f"{describe(histories)}"
+        )
     if not histories:
         raise ValueError("histories is empty: give at least one training run")
+    chance = check_number("chance", chance, minimum=0, maximum=1)
     needed = ("epoch", "loss", "train_accuracy", "test_accuracy")
     for name, history in histories.items():
+        if not isinstance(history, Mapping):
+            raise TypeError(
+                f"histories[{name!r}] must be a history dict (train_classifier's), got "
+                f"{describe(history)}"
+            )
         missing = [key for key in needed if key not in history]
         if missing:
-            raise ValueError(f"history {name!r} lacks {missing}")
+            raise ValueError(f"histories[{name!r}] lacks {missing}")
+        lengths = {key: len(history[key]) for key in needed}
+        if len(set(lengths.values())) != 1:
+            raise ValueError(f"histories[{name!r}] has lists of unequal lengths: {lengths}")
     fig = Figure(figsize=figsize, layout="constrained")
     loss_ax, acc_ax = fig.subplots(1, 2)
     for n, (name, history) in enumerate(histories.items()):
