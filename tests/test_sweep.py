@@ -37,8 +37,9 @@ import pytest
 import vitexplain as vx
 
 MEMORY_LIMIT = 3 * 2**30  # bytes of address space per child (torch alone maps ~0.7 GiB)
-CALL_SECONDS = 20.0  # one call; a refusal takes milliseconds
-CHILD_SECONDS = 240.0  # one child, all its calls
+CALL_SECONDS = 20.0  # one bad call; a refusal takes milliseconds
+BASE_SECONDS = 90.0  # one call with the base arguments (train_digits_vit trains an epoch)
+CHILD_SECONDS = 300.0  # one child, all its calls, on a busy machine
 CHILDREN = 3
 
 # Callables that take no argument: nothing to get wrong.
@@ -46,7 +47,12 @@ NO_ARGUMENTS = {"load_mountains"}
 
 # Known gaps in modules this sweep may not change yet: {callable: reason}. Their calls still run;
 # their test is an expected failure (strict: it fails when the gap is closed, to be removed here).
-KNOWN_GAPS: dict[str, str] = {}
+FILES_GAP = "plotting/files.py is being changed on another branch (display_figure's caption)"
+KNOWN_GAPS: dict[str, str] = {
+    "display_figure": FILES_GAP + ": a huge dpi is rendered (MemoryError)",
+    "figure_to_array": FILES_GAP + ": a non-figure ends in AttributeError",
+    "figure_to_png": FILES_GAP + ": a huge dpi is rendered (MemoryError)",
+}
 
 
 def public_callables() -> list[str]:
@@ -98,7 +104,7 @@ def cases() -> dict[str, tuple[dict, list[tuple[dict, str]]]]:
     frame = np.zeros((4, 6, 3), dtype=np.uint8)
     tmp = Path(tempfile.mkdtemp(prefix="vx_sweep_"))
     q = torch.randn(1, 4, 8)  # (B, N, d)
-    offsets = torch.randn(3, 5)  # (L, 2L - 1)
+    offsets = torch.arange(1, 16).reshape(3, 5)  # (L, 2L - 1): codes 1 .. 15
     sim = vx.grid_similarity(torch.randn(6, 8), (2, 3))  # (2, 3, 2, 3)
     table = vx.sinusoid_encoding(10, 8)  # (L, D)
     history = {"epoch": [1, 2], "loss": [0.7, 0.6], "train_accuracy": [0.5, 0.6]}
@@ -377,7 +383,7 @@ def cases() -> dict[str, tuple[dict, list[tuple[dict, str]]]]:
             {"pos_embed": torch.randn(17, 8), "old_grid": 4, "new_grid": 2, "num_prefix_tokens": 1},
             [
                 bad(num_prefix_tokens=0),
-                bad(new_grid=3000),
+                bad(new_grid=5000),
                 bad(antialias="no"),
                 bad(pos_embed=torch.randn(2, 17, 8)),
             ],
@@ -461,8 +467,8 @@ def cases() -> dict[str, tuple[dict, list[tuple[dict, str]]]]:
             {
                 "image": picture,
                 "patch_size": 4,
-                "row_offsets": np.zeros((2, 2)),
-                "col_offsets": np.zeros((2, 2)),
+                "row_offsets": np.zeros((2, 2), dtype=int),
+                "col_offsets": np.zeros((2, 2), dtype=int),
                 "highlight": 0,
             },
             [
@@ -695,7 +701,7 @@ def cases() -> dict[str, tuple[dict, list[tuple[dict, str]]]]:
         ),
         "TokenAttention": (
             {"dim": 8, "out_dim": 4},
-            [bad(out_dim=0), bad(num_heads=3), bad(dim=huge)],
+            [bad(out_dim=0), bad(num_heads=3), bad(dim=huge * 100)],
         ),
         "TokenTransformer": (
             {"dim": 8, "out_dim": 4},
@@ -805,11 +811,11 @@ def run_child(names: list[str], out_path: str) -> None:
         write(name=name, case="base arguments", kind="start")
         try:
             sys.stdout = quiet
-            signal.setitimer(signal.ITIMER_REAL, CALL_SECONDS)
+            signal.setitimer(signal.ITIMER_REAL, BASE_SECONDS)
             _call(function, dict(base))
             outcome, message = "ok", ""
         except CallTimeout:
-            outcome, message = "hang", f"over {CALL_SECONDS} s"
+            outcome, message = "hang", f"over {BASE_SECONDS} s"
         except BaseException as error:  # noqa: BLE001 - every failure is reported
             outcome, message = "base failed", f"{type(error).__name__}: {error}"
         finally:

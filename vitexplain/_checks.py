@@ -268,10 +268,10 @@ def check_image(name: str, value: object) -> np.ndarray:
     Returns:
         A float64 numpy array of shape (H, W).
     """
-    image = np.asarray(value, dtype=np.float64)
+    image = check_array(name, value)
     if image.ndim != 2:
         raise ValueError(f"{name} must have shape (H, W), got shape {image.shape}")
-    return image
+    return image.astype(np.float64)
 
 
 def check_labelled_data(name: str, data: object) -> tuple[torch.Tensor, torch.Tensor]:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import nn
 
-from ._checks import check_dtype, check_int, check_module, check_size2, check_tensor
+from ._checks import check_bool, check_dtype, check_int, check_module, check_size2, check_tensor
 from .attention import Attention
 
 __all__ = [
@@ -40,13 +40,13 @@ def check_shape(
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a str, got {name!r}")
-    tensor = check_tensor(name, tensor)
+    tensor = check_tensor(f"tensor ({name})", tensor)
     if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence):
         raise TypeError(f"shape must be a sequence of ints, got {shape!r}")
     expected = tuple(check_int(f"shape[{i}]", size, minimum=0) for i, size in enumerate(shape))
     if tuple(tensor.shape) != expected:
         raise ValueError(f"{name} has shape {tuple(tensor.shape)}, expected {expected}")
-    if show:
+    if check_bool("show", show):
         print(f"{name:<42} {expected}")
     return tensor
 
@@ -221,12 +221,13 @@ def trace_shapes(
         {name: output shape}, in the order the submodules ran.
     """
     model = check_module("model", model)
+    x = check_tensor("x", x)
     if isinstance(names, str):
         raise TypeError(f"names must be a sequence of names, got the string {names!r}")
     known = dict(model.named_modules())
     missing = [name for name in names if name not in known]
     if missing:
-        raise ValueError(f"model has no submodules named {missing}")
+        raise ValueError(f"names: model has no submodules named {missing}")
     shapes: dict[str, tuple[int, ...]] = {}
 
     def recorder(name: str):  # a hook that returns None, so the output passes unchanged

@@ -134,7 +134,10 @@ def mean_attention_distance(
     patch_size = check_int("patch_size", patch_size)
     p = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
     if maps[0].shape[-1] != p + rows * cols:
-        raise ValueError(f"maps have {maps[0].shape[-1]} tokens, expected {p} + {rows} x {cols}")
+        raise ValueError(
+            f"maps have {maps[0].shape[-1]} tokens, expected num_prefix_tokens={p} + grid_size "
+            f"{rows} x {cols} = {p + rows * cols}"
+        )
     centres = _patch_centres((rows, cols), patch_size)  # (N, 2)
     distance = torch.cdist(centres, centres)  # (N, N) pixels
     out = []

@@ -12,7 +12,15 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from ._checks import check_int, check_number, check_size2, check_tensor
+from ._checks import (
+    check_dtype,
+    check_elements,
+    check_image_batch,
+    check_int,
+    check_number,
+    check_size2,
+    check_tensor,
+)
 from .position import embedding_similarity
 from .training import fit
 from .vit import ViT
@@ -53,6 +61,7 @@ def position_targets(
     """
     rows, cols = check_size2("grid_size", grid_size)
     sigma = check_number("sigma", sigma, minimum=0)
+    check_elements(f"targets of grid_size {rows} x {cols}", rows * cols * max(rows, cols))
     r, c = _grid_coordinates(rows, cols)  # (N,) each
     targets = []
     for where, size in ((r, rows), (c, cols)):
@@ -78,6 +87,12 @@ def token_position_logits(model: ViT, images: torch.Tensor) -> torch.Tensor:
     """
     if not isinstance(model, ViT):
         raise TypeError(f"model must be a vitexplain ViT, got {type(model).__name__}")
+    images = check_tensor("images", images, ndim=4)
+    images = check_dtype(
+        "images",
+        check_image_batch(images, model.patch_embed.in_chans, model.patch_embed.img_size, "images"),
+        model,
+    )
     return model.head(model.forward_features(images)[:, 1:])  # (B, N, rows + cols)
 
 
@@ -162,7 +177,11 @@ def grid_neighbours(grid_size: int | tuple[int, int]) -> torch.Tensor:
         Bool tensor of shape (N, N), N = rows * cols, row-major: True where patches a and b are
         one step apart along a row or a column.
     """
-    r, c = _grid_coordinates(*check_size2("grid_size", grid_size))  # (N,) each
+    rows, cols = check_size2("grid_size", grid_size)
+    check_elements(
+        f"the neighbours of grid_size {rows} x {cols}: {rows * cols} squared", (rows * cols) ** 2
+    )
+    r, c = _grid_coordinates(rows, cols)  # (N,) each
     steps = (r[:, None] - r[None]).abs() + (c[:, None] - c[None]).abs()  # (N, N) city-block
     return steps == 1
 
@@ -190,8 +209,8 @@ def grid_similarity(
     prefix = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
     if table.ndim != 2 or table.shape[0] != prefix + rows * cols:
         raise ValueError(
-            f"table must have shape ({prefix + rows * cols}, D) for {prefix} prefix tokens and a "
-            f"{rows} x {cols} grid, got shape {tuple(table.shape)}"
+            f"table must have shape ({prefix + rows * cols}, D) for num_prefix_tokens={prefix} "
+            f"and grid_size {rows} x {cols}, got shape {tuple(table.shape)}"
         )
     sim = embedding_similarity(table[prefix:].detach().float())  # (N, N)
     return sim.reshape(rows, cols, rows, cols)

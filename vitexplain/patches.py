@@ -74,8 +74,8 @@ def unpatchify(
     n, length = tokens.shape[1:]
     if n != rows * cols:
         raise ValueError(
-            f"{n} tokens do not match a {rows} x {cols} grid of {patch_size}-pixel patches "
-            f"of a {height} x {width} image"
+            f"tokens holds {n} tokens, but img_size {height} x {width} cut into "
+            f"{patch_size}-pixel patches makes a {rows} x {cols} grid of {rows * cols}"
         )
     if length % (patch_size * patch_size):
         raise ValueError(

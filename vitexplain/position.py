@@ -260,7 +260,9 @@ def embedding_similarity(table: torch.Tensor) -> torch.Tensor:
         )
     if not table.is_floating_point():
         raise TypeError(f"table must hold floats, got dtype {table.dtype}")
-    check_elements(f"the similarity of {table.shape[0]} rows with each other", table.shape[0] ** 2)
+    check_elements(
+        f"the similarity of the table's {table.shape[0]} rows with each other", table.shape[0] ** 2
+    )
     zero = (table == 0).all(1).nonzero().flatten().tolist()
     if zero:
         raise ValueError(

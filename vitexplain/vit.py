@@ -131,6 +131,30 @@ def init_weights(module: nn.Module) -> None:
         nn.init.zeros_(module.bias)
 
 
+def check_backbone(
+    num_classes: int, embed_dim: int, depth: int, mlp_ratio: float
+) -> tuple[int, int, int]:
+    """``(num_classes, embed_dim, depth)`` checked, and the blocks' weights within the size limit.
+
+    Called by the models before their tokenizer is built, so that a typo such as
+    ``embed_dim=10**6`` is refused at once, with its cost, before anything is allocated.
+    """
+    num_classes = check_int("num_classes", num_classes)
+    embed_dim = check_int("embed_dim", embed_dim)
+    depth = check_int("depth", depth, minimum=0)
+    hidden = mlp_hidden(embed_dim, mlp_ratio)
+    check_elements(
+        f"embed_dim={embed_dim} (mlp_ratio={mlp_ratio}): each of the {depth} blocks holds "
+        f"{embed_dim} x {3 * embed_dim} qkv and {embed_dim} x {hidden} MLP weights",
+        depth * embed_dim * (4 * embed_dim + 2 * hidden),
+        4,
+    )
+    check_elements(
+        f"num_classes={num_classes} x embed_dim={embed_dim} head", num_classes * embed_dim, 4
+    )
+    return num_classes, embed_dim, depth
+
+
 class TransformerBackbone(nn.Module):
     """What ViT and T2T-ViT share after tokenization: class token, position, blocks, norm, head.
 
@@ -166,19 +190,7 @@ class TransformerBackbone(nn.Module):
         pos_embed: str = "sincos",
     ) -> None:
         super().__init__()
-        num_classes = check_int("num_classes", num_classes)
-        embed_dim = check_int("embed_dim", embed_dim)
-        depth = check_int("depth", depth, minimum=0)
-        hidden = mlp_hidden(embed_dim, mlp_ratio)
-        check_elements(
-            f"embed_dim={embed_dim} (mlp_ratio={mlp_ratio}): each of the {depth} blocks holds "
-            f"{embed_dim} x {3 * embed_dim} qkv and {embed_dim} x {hidden} MLP weights",
-            depth * embed_dim * (4 * embed_dim + 2 * hidden),
-            4,
-        )
-        check_elements(
-            f"num_classes={num_classes} x embed_dim={embed_dim} head", num_classes * embed_dim, 4
-        )
+        num_classes, embed_dim, depth = check_backbone(num_classes, embed_dim, depth, mlp_ratio)
         if pos_embed not in _POS_EMBED_KINDS:
             raise ValueError(f"pos_embed must be one of {_POS_EMBED_KINDS}, got {pos_embed!r}")
         self.num_tokens = num_tokens
@@ -269,6 +281,7 @@ class ViT(TransformerBackbone):
         qk_scale: float | None = None,
         pos_embed: str = "sincos",
     ) -> None:
+        check_backbone(num_classes, embed_dim, depth, mlp_ratio)  # before the tokenizer
         patch_embed = PatchEmbed(img_size, patch_size, in_chans, embed_dim)
         super().__init__(
             num_tokens=patch_embed.num_tokens,

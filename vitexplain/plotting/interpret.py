@@ -36,8 +36,9 @@ __all__ = [
 ]
 
 
-def _pictures(name: str, images: object, count: int | None = None) -> np.ndarray:
-    """Pictures (n, H, W) from (n, H, W) or (n, 1, H, W), ``count`` of them when given."""
+def _pictures(name: str, images: object, count: int | None = None, counted: str = "") -> np.ndarray:
+    """Pictures (n, H, W) from (n, H, W) or (n, 1, H, W), ``count`` of them (one per entry of
+    the argument named ``counted``) when given."""
     images = check_array(name, images, ndim=(3, 4))
     if images.ndim == 4:
         if images.shape[1] != 1:
@@ -46,7 +47,9 @@ def _pictures(name: str, images: object, count: int | None = None) -> np.ndarray
             )
         images = images[:, 0]
     if count is not None and len(images) != count:
-        raise ValueError(f"{name} holds {len(images)} pictures, expected {count}")
+        raise ValueError(
+            f"{name} holds {len(images)} pictures, but {counted} has {count} entries: one each"
+        )
     return images  # (n, H, W)
 
 
@@ -177,12 +180,12 @@ def show_looks_and_uses(images, rollout, occlusion, titles: Sequence[str]) -> Fi
         raise TypeError(f"titles must be a non-empty sequence of str, got {describe(titles)}")
     titles = [check_str(f"titles[{i}]", t) for i, t in enumerate(titles)]
     k = len(titles)
-    images = _pictures("images", images, k)
+    images = _pictures("images", images, k, "titles")
     rollout = check_array("rollout", rollout, ndim=3)
     occlusion = check_array("occlusion", occlusion, ndim=3)
     for name, maps in (("rollout", rollout), ("occlusion", occlusion)):
         if len(maps) != k:
-            raise ValueError(f"{name} holds {len(maps)} maps for {k} titles")
+            raise ValueError(f"{name} holds {len(maps)} maps for {k} titles: one each")
     if rollout.shape != occlusion.shape:
         raise ValueError(
             f"rollout and occlusion must have one shape (k, rows, cols), got {rollout.shape} "

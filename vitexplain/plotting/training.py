@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._checks import check_image, check_int, check_number, describe
+from .._checks import check_array, check_image, check_int, check_number, describe
 from .core import ATTENTION_CMAP, _as_array, annotate_cells, axes_grid, show_matrix
 from .patches import show_patch_grid
 
@@ -177,7 +177,11 @@ def show_class_token_attention(
         The figure: the image's axes, the mean's, one per head (only the mean for a single
         head), then the colour bar's axes.
     """
-    image, weights = check_image("image", _as_array(image)), _as_array(weights).astype(np.float64)
+    image = check_image("image", image)
+    weights = check_array("weights", weights).astype(np.float64)
+    patch_size = check_int("patch_size", patch_size)
+    if vmax is not None:
+        vmax = check_number("vmax", vmax, minimum=0, inclusive=False)
     if weights.ndim == 1:
         weights = weights[None]  # (1, N)
     if weights.ndim != 2:
@@ -230,9 +234,11 @@ def show_attention_by_origin(
         The figure: the table's axes (rows: where the patch sits, columns: where it came from,
         both numbered from 1) and a labelled colour bar.
     """
-    table = _as_array(table).astype(np.float64)
+    table = check_array("table", table).astype(np.float64)
     if table.ndim != 2 or table.shape[0] != table.shape[1]:
         raise ValueError(f"table must have shape (R, R), got shape {table.shape}")
+    if vmax is not None:
+        vmax = check_number("vmax", vmax, minimum=0, inclusive=False)
     ticks = list(range(1, len(table) + 1))
     fig = show_matrix(
         table,
