@@ -127,7 +127,7 @@ def test_rank_correlation_matches_spearman_with_ties():
 def test_bad_inputs_are_named(model):
     with pytest.raises(TypeError, match="maps must be a non-empty list"):
         attention_rollout([])
-    with pytest.raises(ValueError, match="expected 1 \\+ 3 x 3"):
+    with pytest.raises(ValueError, match="expected num_prefix_tokens=1 \\+ grid_size 3 x 3"):
         mean_attention_distance(attention_maps(model, torch.rand(1, 1, 8, 8)), 3, 2)
     with pytest.raises(TypeError, match="images has dtype torch.float64"):
         occlusion_map(model, torch.rand(1, 1, 8, 8, dtype=torch.float64), 2)
