@@ -92,7 +92,6 @@ def cases() -> dict[str, tuple[dict, list[tuple[dict, str]]]]:
     nan, huge = float("nan"), 10**6
     images = torch.rand(2, 1, 8, 8)  # (B, C, H, W)
     picture = rng.random((8, 8))  # (H, W)
-    mountain = vx.load_mountains()  # (60, 100)
     vit = vx.ViT((8, 8), 2, num_classes=10, embed_dim=8, depth=2, num_heads=2).eval()
     t2t = vx.T2TViT((8, 8), embed_dim=8, depth=1, token_dim=4).eval()
     maps = vx.attention_maps(vit, images)  # 2 x (2, 2, 17, 17)
@@ -111,7 +110,6 @@ def cases() -> dict[str, tuple[dict, list[tuple[dict, str]]]]:
     history["test_accuracy"] = [0.5, 0.55]
     labels = torch.tensor([0, 1])
     where = vx.ViT((8, 8), 4, num_classes=4, embed_dim=8, depth=1)  # 2 x 2 grid: 2 + 2 outputs
-    nan_tensor = torch.full((2, 1, 8, 8), nan)
 
     def draw(size: int) -> Figure:
         return Figure(figsize=(size, size))
@@ -970,7 +968,8 @@ def main() -> None:
                 print(f"{e['name']}: {e['kind']}: {e.get('outcome')}: {e.get('message', '')[:300]}")
     slowest = sorted(calls, key=lambda e: -e.get("seconds", 0))[:5]
     print(
-        f"callables: {len(results)}; calls: {len(calls)}; outcomes: {dict(counts)}; bases: {dict(bases)}"
+        f"callables: {len(results)}; calls: {len(calls)}; outcomes: {dict(counts)}; "
+        f"base calls: {dict(bases)}"
     )
     print("slowest:", [(e["name"], e["case"][:40], e.get("seconds")) for e in slowest])
     print(f"wall time: {time.perf_counter() - started:.1f} s")
