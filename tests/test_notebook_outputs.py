@@ -1,10 +1,13 @@
-"""What every stored notebook shows a reader who cannot see the figures: alt text.
+"""What every stored notebook shows a reader who cannot see the figures: alt text and captions.
 
-Each image output (PNG or GIF) carries, in its output metadata, the alt text
-``vx.display_figure`` / ``vx.display_gif`` gave it (nbconvert writes it into the static site's
-``<img alt>``): a sentence of a few words, different for every figure of the series.
+Each figure is stored as the HTML ``<figure>`` that ``vx.display_figure`` / ``vx.display_gif``
+make: the image inline with its alt text (a sentence of a few words, different for every figure
+of the series), and a visible caption numbered in reading order, "Figure <notebook>.<k> — ...".
+No figure is stored as a bare ``image/*`` output, which JupyterLab would show without alt text.
 """
 
+import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 import nbformat
@@ -13,28 +16,67 @@ import pytest
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 
 
-def _images(path: Path) -> list[tuple[int, str, str | None]]:
+class _FigureParser(HTMLParser):
+    """Collects (img src scheme, alt, caption) of every <figure> in an HTML output."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.figures: list[dict] = []
+        self._in_caption = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "figure":
+            self.figures.append({"src": None, "alt": None, "caption": ""})
+        elif tag == "img" and self.figures:
+            self.figures[-1]["src"] = (attrs.get("src") or "")[:22]
+            self.figures[-1]["alt"] = attrs.get("alt")
+        elif tag == "figcaption":
+            self._in_caption = True
+
+    def handle_endtag(self, tag):
+        if tag == "figcaption":
+            self._in_caption = False
+
+    def handle_data(self, data):
+        if self._in_caption and self.figures:
+            self.figures[-1]["caption"] += data
+
+
+def _figures(path: Path) -> list[tuple[int, dict, str]]:
     nb = nbformat.read(path, as_version=4)
     found = []
     for number, cell in enumerate(nb.cells):
         for output in cell.get("outputs", []):
-            for mime in output.get("data", {}):
-                if mime.startswith("image/"):
-                    alt = output.get("metadata", {}).get(mime, {}).get("alt")
-                    found.append((number, mime, alt))
+            data = output.get("data", {})
+            bare = [mime for mime in data if mime.startswith("image/")]
+            assert not bare, f"{path.name}, cell {number}: a bare {bare} output has no alt in Lab"
+            if "vx-figure" in data.get("text/html", ""):
+                parser = _FigureParser()
+                parser.feed(data["text/html"])
+                found += [(number, figure, data.get("text/plain", "")) for figure in parser.figures]
     return found
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_every_image_output_has_alt_text(path: Path):
-    images = _images(path)
-    assert images, f"{path.name} stores no figure"
-    for number, mime, alt in images:
-        assert isinstance(alt, str), f"{path.name}, cell {number}: {mime} without alt text"
-        assert len(alt.split()) >= 6, f"{path.name}, cell {number}: alt text too short: {alt!r}"
+def test_every_figure_has_alt_text_and_a_numbered_caption(path: Path):
+    figures = _figures(path)
+    assert figures, f"{path.name} stores no figure"
+    notebook = int(path.name[:2])
+    for k, (cell, figure, plain) in enumerate(figures, start=1):
+        where = f"{path.name}, cell {cell}"
+        assert re.fullmatch(r"data:image/(png|gif);base64,", figure["src"]), where
+        alt = figure["alt"]
+        assert isinstance(alt, str) and len(alt.split()) >= 6, f"{where}: alt too short: {alt!r}"
+        caption = figure["caption"]
+        assert caption.startswith(f"Figure {notebook}.{k} — "), f"{where}: caption {caption!r}"
+        assert len(caption.split()) >= 5, f"{where}: caption too short: {caption!r}"
+        assert plain == caption, f"{where}: text/plain {plain!r} is not the caption"
 
 
-def test_alt_texts_are_distinct_across_the_series():
-    alts = [alt for path in NOTEBOOKS for _, _, alt in _images(path)]
-    repeated = {alt for alt in alts if alts.count(alt) > 1}
-    assert not repeated, repeated
+def test_alt_texts_and_captions_are_distinct_across_the_series():
+    figures = [figure for path in NOTEBOOKS for _, figure, _ in _figures(path)]
+    for key in ("alt", "caption"):
+        texts = [figure[key] for figure in figures]
+        repeated = {text for text in texts if texts.count(text) > 1}
+        assert not repeated, repeated

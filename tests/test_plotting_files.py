@@ -60,45 +60,51 @@ def test_figure_to_png_gives_the_bytes_save_figure_writes(tmp_path):
         figure_to_png(np.zeros((2, 2)))
 
 
-def test_display_figure_shows_alt_text_and_saves_only_when_asked(tmp_path, monkeypatch):
+def test_display_figure_shows_alt_text_and_caption_and_saves_only_when_asked(tmp_path, monkeypatch):
     """A reader's run writes nothing; with VITEXPLAIN_FIGURES_DIR set, files are written."""
-    from IPython.core.formatters import format_display_data
+    import base64
 
     published = []
-    monkeypatch.setattr(
-        "IPython.display.display", lambda obj: published.append(format_display_data(obj))
-    )
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw: published.append(obj))
     monkeypatch.chdir(tmp_path)
     fig = show_image(np.zeros((4, 6)), figsize=(2, 2))
-    assert display_figure(fig, "01_x", alt="A black image of four by six pixels.") is None
+    figure_to_png(fig)  # a figure's first rendering lays it out; later ones give equal bytes
+    alt, caption = 'A black image of four by six "pixels" & more.', "Figure 1.1 — All black."
+    assert display_figure(fig, "01_x", alt=alt, caption=caption) is None
     assert list(tmp_path.iterdir()) == []  # nothing written without the variable
-    data, metadata = published[-1]
-    assert metadata == {"image/png": {"alt": "A black image of four by six pixels."}}
+    bundle = published[-1]
+    assert set(bundle) == {"text/html", "text/plain"} and bundle["text/plain"] == caption
+    png = base64.b64encode(figure_to_png(fig)).decode()
+    assert bundle["text/html"] == (
+        f'<figure class="vx-figure"><img src="data:image/png;base64,{png}" '
+        'alt="A black image of four by six &quot;pixels&quot; &amp; more.">'
+        "<figcaption>Figure 1.1 — All black.</figcaption></figure>"
+    )
     monkeypatch.setenv("VITEXPLAIN_FIGURES_DIR", str(tmp_path / "fresh"))
-    display_figure(fig, "01_x", alt="A black image of four by six pixels.")
+    display_figure(fig, "01_x", alt=alt, caption=caption)
     assert (tmp_path / "fresh" / "01_x.png").read_bytes() == figure_to_png(fig)
     frames = [np.zeros((8, 8, 3), np.uint8), np.full((8, 8, 3), 255, np.uint8)]
     display_figure(fig, None, alt="Shown only, never saved to any folder.")
     assert sorted(p.name for p in (tmp_path / "fresh").iterdir()) == ["01_x.png"]
-    display_gif(frames, "05_x", alt="Two frames: black, then white.", fps=2)
-    assert (tmp_path / "fresh" / "05_x.gif").read_bytes() == gif_bytes(frames, fps=2)
-    data, metadata = published[-1]
-    assert "image/gif" in data and metadata == {
-        "image/gif": {"alt": "Two frames: black, then white."}
-    }
+    assert "<figcaption>" not in published[-1]["text/html"]  # no caption given, none shown
+    display_gif(frames, "05_x", alt="Two frames: black, then white.", caption="Figure 5.1 — Two.")
+    assert (tmp_path / "fresh" / "05_x.gif").read_bytes() == gif_bytes(frames, fps=10)
+    assert "data:image/gif;base64," in published[-1]["text/html"]
 
 
 @pytest.mark.parametrize(
-    ("name", "alt", "error", "match"),
+    ("name", "alt", "caption", "error", "match"),
     [
-        ("../figures/01_x.png", "A black image of four pixels.", ValueError, "bare file name"),
-        ("01_x", None, TypeError, "alt must be a str"),
-        ("01_x", "figure", ValueError, "at least 4 words"),
+        ("../figures/01_x.png", "A black image of four pixels.", None, ValueError, "bare file"),
+        ("01_x", None, None, TypeError, "alt must be a str"),
+        ("01_x", "figure", None, ValueError, "at least 4 words"),
+        ("01_x", "A black image of four pixels.", "All black.", ValueError, "Figure <notebook>"),
+        ("01_x", "A black image of four pixels.", 3, ValueError, "caption must read"),
     ],
 )
-def test_display_figure_refuses_bad_names_and_missing_alt(name, alt, error, match):
+def test_display_figure_refuses_bad_names_alt_and_captions(name, alt, caption, error, match):
     with pytest.raises(error, match=match):
-        display_figure(show_image(np.zeros((4, 6))), name, alt=alt)
+        display_figure(show_image(np.zeros((4, 6))), name, alt=alt, caption=caption)
 
 
 def test_gif_frames_as_floats_in_unit_range_or_bytes():

@@ -9,7 +9,10 @@ they are told, for a reader who wants a file.
 
 from __future__ import annotations
 
+import base64
+import html
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,6 +23,7 @@ __all__ = [
     "display_figure",
     "display_gif",
     "FIGURES_DIR_VARIABLE",
+    "figure_html",
     "figure_to_array",
     "figure_to_png",
     "gif_bytes",
@@ -55,7 +59,7 @@ def _figures_dir() -> Path | None:
     return Path(folder) if folder else None
 
 
-def _check_display_args(name: object, alt: object) -> tuple[str | None, str]:
+def _check_display_args(name: object, alt: object, caption: object) -> None:
     if name is not None and (
         not isinstance(name, str) or not name or Path(name).name != name or "." in name
     ):
@@ -69,59 +73,105 @@ def _check_display_args(name: object, alt: object) -> tuple[str | None, str]:
         raise ValueError(
             f"alt must say what the figure shows in at least {_MIN_ALT_WORDS} words, got {alt!r}"
         )
-    return name, alt
+    if caption is not None and (
+        not isinstance(caption, str) or not _CAPTION_PATTERN.fullmatch(caption)
+    ):
+        raise ValueError(
+            "caption must read 'Figure <notebook>.<k> — <one sentence>.', such as "
+            f"'Figure 1.2 — Token 12 as a strip of 400 numbers.', got {caption!r}"
+        )
 
 
-def _save_and_show(data: bytes, name: str | None, image_format: str, alt: str) -> None:
-    """Write ``<name>.<format>`` into $VITEXPLAIN_FIGURES_DIR when it is set; display the image."""
-    from IPython.display import Image, display
+_CAPTION_PATTERN = re.compile(r"Figure \d+\.\d+ — \S.*")
+
+
+def figure_html(data: bytes, image_format: str, alt: str, caption: str | None) -> str:
+    """The HTML of a figure: the image inline (base64), its alt text, its visible caption.
+
+    JupyterLab, nbconvert and the static site all render this ``<figure>`` as it is, so the alt
+    text reaches a screen reader and the caption every reader (JupyterLab's own image renderer
+    ignores alt text in output metadata).
+
+    Args:
+        data: the image file's bytes.
+        image_format: ``"png"`` or ``"gif"``.
+        alt: the full description, for the ``<img alt>``.
+        caption: one numbered sentence shown under the image, or None.
+
+    Returns:
+        One line of HTML.
+    """
+    source = f"data:image/{image_format};base64,{base64.b64encode(data).decode('ascii')}"
+    image = f'<img src="{source}" alt="{html.escape(alt, quote=True)}">'
+    figcaption = "" if caption is None else f"<figcaption>{html.escape(caption)}</figcaption>"
+    return f'<figure class="vx-figure">{image}{figcaption}</figure>'
+
+
+def _save_and_show(
+    data: bytes, name: str | None, image_format: str, alt: str, caption: str | None
+) -> None:
+    """Write ``<name>.<format>`` into $VITEXPLAIN_FIGURES_DIR when it is set; display the figure."""
+    from IPython.display import display
 
     folder = _figures_dir()
     if folder is not None and name is not None:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{name}.{image_format}").write_bytes(data)
-    display(Image(data=data, format=image_format, alt=alt))
+    # One output bundle: the figure as HTML (image, alt, caption), and the caption as plain text
+    # for a front end without HTML. nbval compares both (tests/nbval_sanitize.cfg hides the
+    # image's bytes, which may differ between CPUs; scripts/compare_figures.py checks those).
+    plain = caption if caption is not None else f"[figure: {alt}]"
+    bundle = {"text/html": figure_html(data, image_format, alt, caption), "text/plain": plain}
+    display(bundle, raw=True)
 
 
-def display_figure(fig: Figure, name: str | None, *, alt: str, dpi: int = 100) -> None:
-    """Show a figure in the notebook, with alt text; save it only when asked to.
+def display_figure(
+    fig: Figure, name: str | None, *, alt: str, caption: str | None = None, dpi: int = 100
+) -> None:
+    """Show a figure in the notebook with alt text and a caption; save it only when asked to.
 
     The figure is rendered once, to the PNG bytes :func:`figure_to_png` makes, and displayed as
-    that image with ``alt`` in its output metadata (``{"image/png": {"alt": ...}}``), which
-    nbconvert writes into the ``<img alt=...>`` of the static site. Nothing is written to disk
-    unless the environment variable ``VITEXPLAIN_FIGURES_DIR`` names a folder: then the same bytes
-    go to ``<folder>/<name>.png`` (``make figures`` points it at ``figures/``, ``make test`` at a
-    temporary folder). A reader running a notebook in JupyterLab, or from a pip install, gets
-    the figure on screen and no file.
+    an HTML ``<figure>`` (:func:`figure_html`): the PNG inline with ``alt`` as its alt text, and
+    ``caption`` under it. Nothing is written to disk unless the environment variable
+    ``VITEXPLAIN_FIGURES_DIR`` names a folder: then the same bytes go to ``<folder>/<name>.png``
+    (``make figures`` points it at ``figures/``, ``make test`` at a temporary folder). A reader
+    running a notebook in JupyterLab, or from a pip install, gets the figure on screen and no file.
 
     Args:
         fig: the figure.
         name: file name without folder or suffix, e.g. ``"01_token12"``; None for a figure that
             is only shown, never saved (one whose pixels depend on the CPU, say).
-        alt: a sentence saying what the figure shows and what to notice in it.
+        alt: the full description: what the figure shows and what to notice in it.
+        caption: one numbered sentence shown under the figure, ``"Figure 1.2 — ..."``.
         dpi: resolution of the PNG.
     """
-    name, alt = _check_display_args(name, alt)
-    _save_and_show(figure_to_png(fig, dpi=dpi), name, "png", alt)
+    _check_display_args(name, alt, caption)
+    _save_and_show(figure_to_png(fig, dpi=dpi), name, "png", alt, caption)
 
 
 def display_gif(
-    frames: Sequence[np.ndarray], name: str | None, *, alt: str, fps: float = 10.0
+    frames: Sequence[np.ndarray],
+    name: str | None,
+    *,
+    alt: str,
+    caption: str | None = None,
+    fps: float = 10.0,
 ) -> None:
-    """Show an animation in the notebook, with alt text, from memory; save it only when asked to.
+    """Show an animation in the notebook, with alt text and a caption; save it only when asked to.
 
-    Like :func:`display_figure`: the GIF is built in memory (:func:`gif_bytes`), displayed as an
-    ``image/gif`` output with ``alt`` in its metadata, and written to
-    ``$VITEXPLAIN_FIGURES_DIR/<name>.gif`` only when that variable is set.
+    Like :func:`display_figure`: the GIF is built in memory (:func:`gif_bytes`), displayed inline
+    in an HTML ``<figure>``, and written to ``$VITEXPLAIN_FIGURES_DIR/<name>.gif`` only when that
+    variable is set.
 
     Args:
         frames: uint8 arrays of shape (H, W, 3), all the same shape.
         name: file name without folder or suffix, e.g. ``"05_softsplit"``; None: never saved.
-        alt: a sentence saying what the animation shows and what to notice in it.
+        alt: the full description: what the animation shows and what to notice in it.
+        caption: one numbered sentence shown under the animation, ``"Figure 5.1 — ..."``.
         fps: frames per second.
     """
-    name, alt = _check_display_args(name, alt)
-    _save_and_show(gif_bytes(frames, fps=fps), name, "gif", alt)
+    _check_display_args(name, alt, caption)
+    _save_and_show(gif_bytes(frames, fps=fps), name, "gif", alt, caption)
 
 
 def _target(path: object, suffix: str) -> Path:
