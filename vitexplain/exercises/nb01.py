@@ -11,20 +11,16 @@ from einops import rearrange
 
 from ..data import load_mountains
 from ..patches import patchify
-from . import Exercise, close, short
+from . import Exercise, as_int, close, short
 
 __all__ = ["EXERCISES"]
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int | np.integer) and not isinstance(value, bool)
 
 
 def _int_pair(answer: Any, what: str) -> str | None:
     """A hint when ``answer`` is not a pair of ints, else None."""
     if not isinstance(answer, tuple | list) or len(answer) != 2:
         return f"expected a pair of ints {what}, got {short(answer)}"
-    if not all(_is_int(a) for a in answer):
+    if any(as_int(a) is None for a in answer):
         return f"expected two ints {what}, got {short(answer)}"
     return None
 
@@ -60,13 +56,14 @@ def _moon_token_flipped() -> int:
 
 
 def _grade_moon_token_flipped(answer: Any) -> str | None:
-    if not _is_int(answer):
+    token = as_int(answer)
+    if token is None:
         return f"expected a 1-based token number (an int), got {short(answer)}"
-    if not 1 <= int(answer) <= 15:
+    if not 1 <= token <= 15:
         return "the 3 x 5 grid has tokens 1 to 15"
-    if int(answer) == 3:
+    if token == 3:
         return "that is where the moon was: after the flip its patch is in another grid row"
-    if int(answer) != _moon_token_flipped():
+    if token != _moon_token_flipped():
         return "a vertical flip keeps the grid column and moves the grid row; count row by row"
     return None
 
@@ -131,10 +128,7 @@ def _grade_patchify_2d(answer: Any) -> str | None:
     cases = [(load_mountains(), 20), (load_mountains(), 4), (rng.random((6, 9)), 3)]
     cases.append((np.arange(8 * 4, dtype=float).reshape(8, 4), 2))
     for image, size in cases:
-        result = answer(image.copy(), size)
-        if result is None:
-            return "your function returned None"
-        result = np.asarray(result)
+        result = answer(image, size)  # an ndarray (a tensor is converted)
         expected = _reference_patchify_2d(image, size)
         if result.shape != expected.shape:
             return (
@@ -205,5 +199,7 @@ EXERCISES: list[Exercise] = [
         grade=_grade_patchify_2d,
         solution=_solution_patchify_2d,
         wrong=_wrong_patchify_2d,
+        returns=np.ndarray,
+        forbids=("vitexplain.patches.patchify",),
     ),
 ]

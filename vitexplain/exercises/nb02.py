@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import torch
 import torch.nn.functional as F
 
 from ..attention import attention
-from . import Exercise, close, short
+from . import Exercise, as_int, as_number, close, short
 
 __all__ = ["EXERCISES"]
-
-
-def _as_number(answer: Any) -> float | None:
-    """The answer as a float (a Python, NumPy or one-element torch number), or None."""
-    if isinstance(answer, bool | str):
-        return None
-    try:
-        return float(answer)
-    except (TypeError, ValueError, RuntimeError):
-        return None
 
 
 def _random_qkv(n: int, m: int, d: int, d_v: int, seed: int) -> tuple[torch.Tensor, ...]:
@@ -33,6 +24,7 @@ def _random_qkv(n: int, m: int, d: int, d_v: int, seed: int) -> tuple[torch.Tens
 # 02.1 -- predict: the weights when every key is the same
 
 
+@cache
 def _equal_keys_weight() -> float:
     q, k, v = _random_qkv(15, 15, 16, 16, seed=2)
     k = k[:1].expand(15, 16)  # (15, 16): all 15 keys are one vector
@@ -41,12 +33,15 @@ def _equal_keys_weight() -> float:
 
 
 def _grade_equal_keys_weight(answer: Any) -> str | None:
-    value = _as_number(answer)
+    value = as_number(answer)
     if value is None:
         return f"expected a number, got {short(answer)}"
     if not 0 <= value <= 1:
         return "attention weights lie between 0 and 1"
-    if abs(value - _equal_keys_weight()) > 1e-3:
+    right = _equal_keys_weight()
+    if abs(value - right) > 1e-3 and value != round(right, 2):  # exact, or 2 decimals
+        if value == round(right, 1):
+            return "right to one decimal; give two decimals"
         return "if all keys are equal, every logit of a row is equal too; what does softmax make?"
     return None
 
@@ -63,11 +58,13 @@ def _causal_rows_still_swapped() -> list[int]:
 
 
 def _grade_causal_rows(answer: Any) -> str | None:
-    if not isinstance(answer, list | tuple | set):
+    if as_int(answer) is not None:
+        answer = (answer,)  # one index, e.g. from a one-element array
+    if not isinstance(answer, tuple | frozenset):
         return f"expected a list of row indices, got {short(answer)}"
-    if not all(isinstance(i, int) and not isinstance(i, bool) for i in answer):
+    if any(as_int(i) is None for i in answer):
         return f"expected 0-based row indices (ints), got {short(answer)}"
-    chosen, right = sorted(set(answer)), _causal_rows_still_swapped()
+    chosen, right = sorted({as_int(i) for i in answer}), _causal_rows_still_swapped()
     if chosen == [0, 1, 2, 3]:
         return "without a mask every row would be; with one, which rows see other keys now?"
     if chosen != right:
@@ -92,12 +89,7 @@ def _grade_attention(answer: Any) -> str | None:
         return f"expected a function my_attention(q, k, v), got {short(answer)}"
     for n, m, d, d_v, seed in ((4, 4, 9, 9, 0), (5, 7, 8, 3, 1), (15, 15, 64, 64, 2)):
         q, k, v = _random_qkv(n, m, d, d_v, seed)
-        result = answer(q.clone(), k.clone(), v.clone())
-        if result is None:
-            return "your function returned None"
-        if isinstance(result, tuple | list):
-            return "return only the output (N, d_v), not a tuple such as (output, weights)"
-        result = torch.as_tensor(result)
+        result = answer(q, k, v)  # a tensor (an array is converted)
         expected = F.scaled_dot_product_attention(q, k, v)  # (N, d_v)
         if result.shape != expected.shape:
             return (
@@ -122,6 +114,7 @@ def _wrong_attention() -> Callable[[torch.Tensor, torch.Tensor, torch.Tensor], t
 # 02.4 -- use the idea: what the 1 / sqrt(d) cannot undo
 
 
+@cache
 def _mean_scaled_logit() -> float:
     """Mean of q . k / sqrt(d) for d = 64 entries of mean 0.5 and variance 1, by simulation."""
     generator = torch.Generator().manual_seed(4)
@@ -130,7 +123,7 @@ def _mean_scaled_logit() -> float:
 
 
 def _grade_mean_scaled_logit(answer: Any) -> str | None:
-    value = _as_number(answer)
+    value = as_number(answer)
     if value is None:
         return f"expected a number, got {short(answer)}"
     if abs(value) < 0.25:
@@ -178,6 +171,11 @@ EXERCISES: list[Exercise] = [
         grade=_grade_attention,
         solution=_solution_attention,
         wrong=_wrong_attention,
+        returns=torch.Tensor,
+        forbids=(
+            "vitexplain.attention.attention",
+            "torch.nn.functional.scaled_dot_product_attention",
+        ),
     ),
     Exercise(
         id="02.4",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from numbers import Real
+from functools import cache
 
 import torch
 
@@ -14,7 +14,7 @@ from ..position import (
     sinusoid_encoding_2d,
     toeplitz_error,
 )
-from . import Exercise
+from . import Exercise, as_int, as_number, short
 
 __all__ = ["EXERCISES"]
 
@@ -24,8 +24,6 @@ _FAR, _SMALL_DIM = 710, 8  # 710 radians is 113 turns of pair 0, up to 6e-5 radi
 
 def _as_matrix(value: object, shape: tuple[int, ...]) -> torch.Tensor | str:
     """The answer as a float64 tensor of ``shape``, or a hint saying what is wrong with it."""
-    if value is None:
-        return "your function returned None (is its body still `...`?)"
     try:
         tensor = torch.as_tensor(value, dtype=torch.float64)
     except (TypeError, ValueError, RuntimeError):
@@ -43,9 +41,10 @@ def _slowest_period() -> float:
 
 
 def _grade_period(answer: object) -> str | None:
-    if isinstance(answer, bool) or not isinstance(answer, Real):
-        return f"expected a number of tokens, got {type(answer).__name__}"
-    answer, right = float(answer), _slowest_period()
+    value, right = as_number(answer), _slowest_period()
+    if value is None:
+        return f"expected a number of tokens, got {short(answer)}"
+    answer = value
     if math.isclose(answer, right, rel_tol=0.01):
         return None
     if math.isclose(answer, 2 * math.pi * _PERIOD_BASE, rel_tol=0.01):
@@ -69,7 +68,7 @@ def _sines_only_depends_on_offset() -> bool:
 
 def _grade_sines(answer: object) -> str | None:
     if not isinstance(answer, bool):
-        return f"expected True or False, got {type(answer).__name__}"
+        return f"expected True or False, got {short(answer)}"
     if answer == _sines_only_depends_on_offset():
         return None
     return (
@@ -90,7 +89,7 @@ def _rotation(k: float, omega: float) -> torch.Tensor:
 
 def _grade_rotation(fn: object) -> str | None:
     if not callable(fn):
-        return f"expected a function rotation(k, omega), got {type(fn).__name__}"
+        return f"expected a function rotation(k, omega), got {short(fn)}"
     dim, base = 12, 10000.0
     omegas = clock_frequencies(dim, base)
     positions = torch.tensor([0.0, 1.0, 7.0, 33.0, 250.0], dtype=torch.float64)
@@ -127,7 +126,7 @@ def _table_2d(rows: int, cols: int, dim: int) -> torch.Tensor:
 
 def _grade_table_2d(fn: object) -> str | None:
     if not callable(fn):
-        return f"expected a function table_2d(rows, cols, dim), got {type(fn).__name__}"
+        return f"expected a function table_2d(rows, cols, dim), got {short(fn)}"
     for rows, cols, dim in ((3, 5, 16), (2, 7, 8), (4, 4, 32), (1, 3, 4)):
         got = _as_matrix(fn(rows, cols, dim), (rows * cols, dim))
         if isinstance(got, str):
@@ -148,6 +147,7 @@ def _grade_table_2d(fn: object) -> str | None:
 # --- 03.5: how large a base makes two positions look the same ------------------------------------
 
 
+@cache
 def _smallest_exponent() -> int:
     for n in range(1, 60):
         table = sinusoid_encoding(_FAR + 1, _SMALL_DIM, base=10.0**n)  # (711, 8)
@@ -157,9 +157,15 @@ def _smallest_exponent() -> int:
 
 
 def _grade_exponent(answer: object) -> str | None:
-    if isinstance(answer, bool) or not isinstance(answer, int):
-        return f"expected a whole exponent n (an int), got {type(answer).__name__}"
-    right = _smallest_exponent()
+    n = as_int(answer)
+    if n is None and as_number(answer) is None:
+        return f"expected a whole exponent n (an int), got {short(answer)}"
+    number, right = as_number(answer), _smallest_exponent()
+    if number >= 100 and math.isclose(number, 10.0 ** round(math.log10(number)), rel_tol=1e-9):
+        return f"that is the base 10**{round(math.log10(number))}; answer its exponent n"
+    if n is None:
+        return f"expected a whole exponent n (an int), got {short(answer)}"
+    answer = n
     if answer == right:
         return None
     if answer < right:
@@ -200,6 +206,7 @@ EXERCISES: list[Exercise] = [
         grade=_grade_rotation,
         solution=lambda: _rotation,
         wrong=lambda: lambda k, omega: torch.eye(2),
+        returns=torch.Tensor,
     ),
     Exercise(
         id="03.4",
@@ -211,6 +218,7 @@ EXERCISES: list[Exercise] = [
         grade=_grade_table_2d,
         solution=lambda: _table_2d,
         wrong=lambda: lambda rows, cols, dim: torch.zeros(rows * cols, dim),
+        returns=torch.Tensor,
     ),
     Exercise(
         id="03.5",

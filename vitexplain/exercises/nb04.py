@@ -9,19 +9,18 @@ import torch
 import torch.nn.functional as F
 
 from ..relative_position import RelPosEmb1D, grid_offsets, relative_to_absolute
-from . import Exercise
+from . import Exercise, as_int, close, short
 
 
-def _int_hint(answer: Any, expected: int, hints: dict[int, str]) -> str | None:
-    """None if ``answer`` is the int ``expected``, else a hint (for a known slip if listed)."""
-    if isinstance(answer, bool) or not isinstance(answer, int):
-        return f"expected an int, got {type(answer).__name__}"
-    if answer == expected:
+def _int_hint(answer: Any, expected: int, hints: dict[int, str], default: str) -> str | None:
+    """None if ``answer`` is the int ``expected``, else a hint: for a known slip if listed,
+    else ``default``, about the exercise's own idea."""
+    value = as_int(answer)
+    if value is None:
+        return f"expected an int, got {short(answer)}"
+    if value == expected:
         return None
-    return hints.get(
-        answer,
-        "the skew reads one entry of S per (query, key) pair; draw L = 2 or 3 and count",
-    )
+    return hints.get(value, default)
 
 
 # 04.1 -- predict: entries of S that the skew never reads
@@ -38,6 +37,7 @@ def _grade_unread(answer: Any) -> str | None:
         answer,
         _unread_entries(),
         {66: "that is all of S; the skew does read some of its entries."},
+        "the skew reads one entry of S per (query, key) pair; draw L = 2 or 3 and count",
     )
 
 
@@ -62,6 +62,8 @@ def _grade_distinct_offsets(answer: Any) -> str | None:
             14: "14 is the number of table vectors (rows plus columns); a pair uses one of each.",
             15: "15 is the number of tokens, not of offsets.",
         },
+        "a 2D offset is a pair (row offset, column offset): how many values can each part "
+        "take on 5 rows and on 3 columns, and can every combination occur?",
     )
 
 
@@ -90,6 +92,8 @@ def _grade_unchanged(answer: Any) -> str | None:
             5: "a logit belongs to a (query, key) pair, and both tokens must survive the shift.",
             55: "the new tokens enter as queries and as keys: drop both their rows and columns.",
         },
+        "a relative-position logit depends on the query vector and on the offset to its key: "
+        "for which (query, key) pairs are both the same as before the shift?",
     )
 
 
@@ -118,6 +122,8 @@ def _grade_rows_unchanged(answer: Any) -> str | None:
             5: "the logits of those rows survive, but a softmax row is normalised over all 8 keys",
             8: "the three new queries have nothing to compare with",
         },
+        "a row of weights is the softmax of all 8 logits of its query: does any surviving "
+        "query have all 8 logits unchanged?",
     )
 
 
@@ -142,18 +148,18 @@ def _causal_skew(x: torch.Tensor) -> torch.Tensor:
 
 def _grade_causal(fn: Any) -> str | None:
     if not callable(fn):
-        return f"expected a function, got {type(fn).__name__}"
+        return f"expected a function causal_skew(x), got {short(fn)}"
     generator = torch.Generator().manual_seed(2)
     for length, lead in ((1, ()), (2, ()), (3, ()), (5, (2,)), (8, (2, 3))):
         x = torch.randn(*lead, length, length, generator=generator)
-        out = fn(x.clone())
-        if out is None:
-            return "your function returned None; return the (..., L, L) tensor."
-        if not isinstance(out, torch.Tensor) or tuple(out.shape) != tuple(x.shape):
-            shape = tuple(out.shape) if isinstance(out, torch.Tensor) else type(out).__name__
-            return f"for x of shape {tuple(x.shape)} expected a tensor of that shape, got {shape}"
+        out = fn(x)  # a tensor (an array is converted)
+        if tuple(out.shape) != tuple(x.shape):
+            return (
+                f"for x of shape {tuple(x.shape)} expected a tensor of that shape, "
+                f"got {tuple(out.shape)}"
+            )
         lower = torch.ones(length, length, dtype=torch.bool).tril()  # graded: j <= i
-        if not torch.equal(out[..., lower], _causal_by_loop(x)[..., lower]):
+        if not close(out[..., lower], _causal_by_loop(x)[..., lower]):
             return (
                 f"wrong entries on or below the diagonal for L = {length}; on the diagonal "
                 "query i should read offset 0, the last column of x."
@@ -224,5 +230,6 @@ EXERCISES: list[Exercise] = [
         grade=_grade_causal,
         solution=lambda: _causal_skew,
         wrong=_identity,
+        returns=torch.Tensor,
     ),
 ]

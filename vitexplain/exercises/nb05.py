@@ -4,21 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
 
 from ..data import load_mountains
 from ..patches import patchify
-from ..unfold import count_tokens, fold_tokens
-from . import Exercise, close, short
+from ..unfold import count_tokens
+from . import Exercise, as_int, close, normalize, short
 
 __all__ = ["EXERCISES"]
 
 
 def _int_hint(answer: Any) -> str | None:
-    """A hint when the answer is not a plain int, else None."""
-    if isinstance(answer, bool) or not isinstance(answer, int):
-        return f"expected an int, got {type(answer).__name__}"
+    """A hint when the answer is not a whole number, else None."""
+    if as_int(answer) is None:
+        return f"expected an int, got {short(answer)}"
     return None
 
 
@@ -32,6 +33,7 @@ def _tokens_224() -> int:
 def _grade_tokens_224(answer: Any) -> str | None:
     if hint := _int_hint(answer):
         return hint
+    answer = as_int(answer)
     per_side = count_tokens(224, 224, 7, 4, 2)[0]
     if answer == _tokens_224():
         return None
@@ -55,6 +57,7 @@ def _tokens_after_three_splits() -> int:
 def _grade_three_splits(answer: Any) -> str | None:
     if hint := _int_hint(answer):
         return hint
+    answer = as_int(answer)
     if answer == _tokens_after_three_splits():
         return None
     if answer == 3136:
@@ -71,10 +74,10 @@ def _count(h: int, w: int, k: int, s: int, p: int) -> int:
 
 def _grade_count(fn: Any) -> str | None:
     if not callable(fn):
-        return "expected a function count(h, w, k, s, p)"
+        return f"expected a function count(h, w, k, s, p), got {short(fn)}"
     for h, w, k, s, p in ((60, 100, 20, 10, 5), (224, 224, 7, 4, 2), (23, 31, 3, 2, 1),
                           (60, 100, 20, 20, 0), (9, 14, 4, 3, 0), (5, 5, 5, 1, 0)):  # fmt: skip
-        got = fn(h, w, k, s, p)
+        got = fn(h, w, k, s, p)  # a number (a NumPy or one-element torch one is converted)
         expected = nn.Unfold(k, stride=s, padding=p)(torch.zeros(1, 1, h, w)).shape[-1]
         if got != expected:
             return (
@@ -91,14 +94,30 @@ def _vit_split() -> tuple[int, int, int]:
     return (20, 20, 0)  # k = P, stride = P (no overlap), no padding
 
 
+def _int_or_pair(value: Any) -> int | tuple[int, int] | None:
+    """An int, or a pair of ints as nn.Unfold takes them ((height, width)), else None."""
+    if isinstance(value, tuple) and len(value) == 2:
+        pair = tuple(as_int(v) for v in value)
+        return None if None in pair else pair
+    return as_int(value)
+
+
 def _grade_vit_split(answer: Any) -> str | None:
+    if isinstance(answer, torch.Tensor | np.ndarray) and tuple(answer.shape) == (3, 2):
+        answer = normalize(answer.tolist())  # nn.Unfold's pair form as an array
     if not isinstance(answer, tuple) or len(answer) != 3:
-        return "expected a tuple (kernel, stride, padding) of three ints"
-    if any(hint := _int_hint(v) for v in answer):
-        return hint
-    k, s, p = answer
-    if k < 1 or s < 1 or p < 0:
+        return f"expected a tuple (kernel, stride, padding) of three ints, got {short(answer)}"
+    arguments = [_int_or_pair(v) for v in answer]
+    if None in arguments:
+        return (
+            "expected (kernel, stride, padding) as three ints (or pairs of ints, as nn.Unfold "
+            f"takes them), got {short(answer)}"
+        )
+    k, s, p = arguments
+    if min(_pair(k)) < 1 or min(_pair(s)) < 1 or min(_pair(p)) < 0:
         return "k and s must be at least 1 and p at least 0"
+    if max(_pair(k) + _pair(s) + _pair(p)) > 100:
+        return "the picture is 60 x 100 pixels: no kernel, stride or padding needs more than 100"
     x = torch.tensor(load_mountains(), dtype=torch.float32)[None, None]  # (1, 1, 60, 100)
     try:
         tokens = nn.Unfold(k, stride=s, padding=p)(x).transpose(1, 2)  # (1, N, k*k)
@@ -115,11 +134,18 @@ def _grade_vit_split(answer: Any) -> str | None:
     return None
 
 
+def _pair(value: int | tuple[int, int]) -> tuple[int, int]:
+    return value if isinstance(value, tuple) else (value, value)
+
+
 # --- 05.5: fold the tokens back into the picture ---
 
 
 def _unsoft_split(tokens: torch.Tensor, h: int, w: int, k: int, s: int, p: int) -> torch.Tensor:
-    return fold_tokens(tokens, h, w, k, s, p)  # nn.Fold, then divide by the overlap count
+    fold = nn.Fold((h, w), k, stride=s, padding=p)
+    summed = fold(tokens.transpose(1, 2))  # (B, C, h, w): overlapping patches added up
+    count = fold(torch.ones_like(tokens[:1]).transpose(1, 2))  # (1, C, h, w): patches per pixel
+    return summed / count  # (B, C, h, w): the mean of the copies is the pixel
 
 
 def _just_fold(tokens: torch.Tensor, h: int, w: int, k: int, s: int, p: int) -> torch.Tensor:
@@ -128,7 +154,7 @@ def _just_fold(tokens: torch.Tensor, h: int, w: int, k: int, s: int, p: int) -> 
 
 def _grade_unsoft_split(fn: Any) -> str | None:
     if not callable(fn):
-        return "expected a function unsoft_split(tokens, h, w, k, s, p)"
+        return f"expected a function unsoft_split(tokens, h, w, k, s, p), got {short(fn)}"
     generator = torch.Generator().manual_seed(5)
     for shape, (k, s, p) in (
         ((1, 1, 60, 100), (20, 10, 5)),
@@ -138,11 +164,9 @@ def _grade_unsoft_split(fn: Any) -> str | None:
     ):
         x = torch.rand(shape, generator=generator)
         tokens = nn.Unfold(k, stride=s, padding=p)(x).transpose(1, 2)  # (B, N, C*k*k)
-        got = fn(tokens, shape[2], shape[3], k, s, p)
-        if got is None:
-            return "your function returned None"
-        if not isinstance(got, torch.Tensor) or tuple(got.shape) != shape:
-            return f"expected a tensor of shape {shape}, got {getattr(got, 'shape', type(got))}"
+        got = fn(tokens, shape[2], shape[3], k, s, p)  # a tensor (an array is converted)
+        if tuple(got.shape) != shape:
+            return f"expected a tensor of shape {shape}, got shape {tuple(got.shape)}"
         if not close(got, x):
             ratio = float((got.double() / x.double().clamp_min(1e-6)).max())
             if ratio > 1.5:
@@ -183,6 +207,8 @@ EXERCISES = [
         grade=_grade_count,
         solution=lambda: _count,
         wrong=lambda: lambda h, w, k, s, p: (h // k) * (w // k),
+        returns=int,
+        forbids=("vitexplain.unfold.count_tokens", "torch.nn.Unfold"),
     ),
     Exercise(
         id="05.4",
@@ -205,5 +231,7 @@ EXERCISES = [
         grade=_grade_unsoft_split,
         solution=lambda: _unsoft_split,
         wrong=lambda: _just_fold,
+        returns=torch.Tensor,
+        forbids=("vitexplain.unfold.fold_tokens",),
     ),
 ]

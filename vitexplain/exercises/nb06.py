@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from functools import cache
 
 import torch
 
@@ -10,7 +10,7 @@ from ..inspection import count_parameters
 from ..scramble import make_scramble_dataset
 from ..training import evaluate, train_classifier
 from ..vit import Block, ViT
-from . import Exercise
+from . import Exercise, as_int, as_number, close, short
 
 # 06.1: the ViT whose parameters the learner counts.
 _SMALL_VIT = {
@@ -32,9 +32,9 @@ def _count_small_vit() -> int:
 
 
 def _grade_count(answer: object) -> str | None:
-    if isinstance(answer, bool) or not isinstance(answer, int):
-        return f"expected an int (a number of parameters), got {type(answer).__name__}"
-    right = _count_small_vit()
+    if as_int(answer) is None:
+        return f"expected an int (a number of parameters), got {short(answer)}"
+    answer, right = as_int(answer), _count_small_vit()
     if answer == right:
         return None
     d, depth = _SMALL_VIT["embed_dim"], _SMALL_VIT["depth"]
@@ -55,9 +55,9 @@ def _tokens_into_blocks() -> int:
 
 
 def _grade_tokens(answer: object) -> str | None:
-    if isinstance(answer, bool) or not isinstance(answer, int):
-        return f"expected an int (a number of tokens), got {type(answer).__name__}"
-    right = _tokens_into_blocks()
+    if as_int(answer) is None:
+        return f"expected an int (a number of tokens), got {short(answer)}"
+    answer, right = as_int(answer), _tokens_into_blocks()
     if answer == right:
         return None
     if answer == right - 1:
@@ -65,6 +65,7 @@ def _grade_tokens(answer: object) -> str | None:
     return "how many 16 x 16 patches fit along each side of a 96 x 64 picture?"
 
 
+@cache
 def _blind_accuracy_on_hard_twins() -> float:
     """Train a position-blind ViT briefly on harder twins and measure its test accuracy.
 
@@ -79,11 +80,16 @@ def _blind_accuracy_on_hard_twins() -> float:
 
 
 def _grade_blind_accuracy(answer: object) -> str | None:
-    if isinstance(answer, bool) or not isinstance(answer, (int, float)):
-        return f"expected a number between 0 and 1, got {type(answer).__name__}"
+    if as_number(answer) is None:
+        return f"expected a number between 0 and 1, got {short(answer)}"
+    answer = as_number(answer)
+    if 1 < answer <= 100:
+        return "that looks like a percentage: answer the accuracy as a fraction in [0, 1]"
+    if not 0 <= answer <= 1:
+        return "an accuracy is a fraction in [0, 1]"
     if answer == 0.5:  # section 8: each twin pair scores exactly one out of two
         return None
-    if 0.0 <= answer <= 1.0 and abs(answer - 0.5) < 0.15:
+    if abs(answer - 0.5) < 0.15:
         return "near, but the twin argument of section 8 gives an exact number, not an estimate."
     return "without a position embedding, can the model give twins different answers?"
 
@@ -100,7 +106,7 @@ def _blind_with_small_patches_is_still_blind() -> bool:
 
 def _grade_small_patches(answer: object) -> str | None:
     if not isinstance(answer, bool):
-        return f"expected True or False, got {type(answer).__name__}"
+        return f"expected True or False, got {short(answer)}"
     if answer == _blind_with_small_patches_is_still_blind():
         return None
     return (
@@ -117,7 +123,7 @@ def _block_forward(block: Block, z: torch.Tensor) -> torch.Tensor:
 
 def _grade_post_norm(answer: object) -> str | None:
     if not callable(answer):
-        return f"expected a function post_norm_block(block, z), got {type(answer).__name__}"
+        return f"expected a function post_norm_block(block, z), got {short(answer)}"
     generator = torch.Generator().manual_seed(0)
     for dim, heads, tokens in ((8, 1, 3), (16, 4, 7), (12, 3, 1)):
         block = Block(dim, num_heads=heads, qkv_bias=True).eval()
@@ -125,12 +131,15 @@ def _grade_post_norm(answer: object) -> str | None:
             for parameter in block.parameters():
                 parameter.copy_(0.3 * torch.randn(parameter.shape, generator=generator))
             z = torch.randn(2, tokens, dim, generator=generator)
-            got = answer(block, z)
-            if not isinstance(got, torch.Tensor) or got.shape != z.shape:
-                return f"expected a tensor of shape {tuple(z.shape)}, like z"
-            if torch.allclose(got, block(z), atol=1e-5):
+            got = answer(block, z)  # a tensor (an array is converted)
+            if got.shape != z.shape:
+                return (
+                    f"expected a tensor of shape {tuple(z.shape)}, like z, got shape "
+                    f"{tuple(got.shape)}"
+                )
+            if close(got, block(z)):
                 return "that is the pre-norm block of ViT; in the post-norm one the norms move"
-            if not torch.allclose(got, _post_norm(block, z), atol=1e-5):
+            if not close(got, _post_norm(block, z)):
                 return (
                     "each sub-layer reads the stream itself, and the LayerNorm comes after the "
                     "residual sum: norm(z + sublayer(z))"
@@ -138,44 +147,9 @@ def _grade_post_norm(answer: object) -> str | None:
     return None
 
 
-def _grade_block(answer: object) -> str | None:
-    if not callable(answer):
-        return f"expected a function my_block(block, z), got {type(answer).__name__}"
-    generator = torch.Generator().manual_seed(0)
-    for dim, heads, tokens in ((8, 1, 3), (16, 4, 7), (12, 3, 1)):
-        block = Block(dim, num_heads=heads, qkv_bias=True).eval()
-        with torch.no_grad():
-            for parameter in block.parameters():  # norms and biases too: nothing trivially 0 or 1
-                parameter.copy_(0.3 * torch.randn(parameter.shape, generator=generator))
-            z = torch.randn(2, tokens, dim, generator=generator)
-            got = answer(block, z)
-            if got is None:
-                return "your function returned None: return the tokens after the block."
-            if not isinstance(got, torch.Tensor) or got.shape != z.shape:
-                return f"expected a tensor of shape {tuple(z.shape)}, like z"
-            if torch.allclose(got, _post_norm(block, z), atol=1e-5):
-                return (
-                    "that is the post-norm block of Vaswani et al.: where does ViT put the norms?"
-                )
-            if not torch.allclose(got, block(z), atol=1e-5):
-                return (
-                    "not the block's output: each sub-layer reads a normalised copy of the "
-                    "stream, and its result is added to the stream."
-                )
-    return None
-
-
 def _post_norm(block: Block, z: torch.Tensor) -> torch.Tensor:
     z = block.norm1(z + block.attn(z))  # (B, N, D)
     return block.norm2(z + block.mlp(z))
-
-
-def _no_residual(block: Block, z: torch.Tensor) -> torch.Tensor:
-    return block.mlp(block.norm2(block.attn(block.norm1(z))))
-
-
-def _block_solution() -> Callable[[Block, torch.Tensor], torch.Tensor]:
-    return _block_forward
 
 
 EXERCISES: list[Exercise] = [
@@ -236,5 +210,6 @@ EXERCISES: list[Exercise] = [
         grade=_grade_post_norm,
         solution=lambda: _post_norm,
         wrong=lambda: _block_forward,
+        returns=torch.Tensor,
     ),
 ]

@@ -7,13 +7,13 @@ import torch
 from ..learned_position import grid_similarity, neighbour_wins
 from ..position import sinusoid_encoding, sinusoid_encoding_2d
 from ..vit import ViT
-from . import Exercise
+from . import Exercise, as_int, close, short
 
 
 def _exact_int(answer: object, what: str) -> str | None:
-    """None if ``answer`` is an int (not a bool), else a hint about the type."""
-    if isinstance(answer, bool) or not isinstance(answer, int):
-        return f"expected an int ({what}), got {type(answer).__name__}"
+    """None if ``answer`` is a whole number (not a bool), else a hint about the type."""
+    if as_int(answer) is None:
+        return f"expected an int ({what}), got {short(answer)}"
     return None
 
 
@@ -31,6 +31,7 @@ def _grade_extra(answer: object) -> str | None:
     hint = _exact_int(answer, "a number of parameters")
     if hint is not None:
         return hint
+    answer = as_int(answer)
     if answer == _learned_extra_384():
         return None
     if answer == 24 * 24 * 768:
@@ -49,6 +50,7 @@ def _grade_wins_1d(answer: object) -> str | None:
     hint = _exact_int(answer, "a number of patches")
     if hint is not None:
         return hint
+    answer = as_int(answer)
     if answer == _wins_1d_4x4():
         return None
     if not 0 <= answer <= 16:
@@ -66,7 +68,7 @@ def _all_win_2d() -> bool:
 
 def _grade_all_win_2d(answer: object) -> str | None:
     if not isinstance(answer, bool):
-        return f"expected True or False, got {type(answer).__name__}"
+        return f"expected True or False, got {short(answer)}"
     if answer == _all_win_2d():
         return None
     return (
@@ -84,22 +86,18 @@ def _reference_grid_similarity(table: torch.Tensor, grid_size: tuple[int, int]) 
 
 def _grade_grid_similarity(function: object) -> str | None:
     if not callable(function):
-        return f"expected a function, got {type(function).__name__}"
+        return f"expected a function my_grid_similarity(table, grid_size), got {short(function)}"
     generator = torch.Generator().manual_seed(7)
     for rows, cols, dim in ((3, 5, 32), (2, 2, 3), (4, 3, 10)):
         table = torch.randn(rows * cols, dim, generator=generator) * 3  # rows of unequal length
-        result = function(table.clone(), (rows, cols))
-        if result is None:
-            return "your function returned None"
-        if not isinstance(result, torch.Tensor):
-            return f"expected a tensor, got {type(result).__name__}"
+        result = function(table, (rows, cols))  # a tensor (an array is converted)
         if tuple(result.shape) != (rows, cols, rows, cols):
             return (
                 f"for a {rows} x {cols} grid the result should have shape "
                 f"({rows}, {cols}, {rows}, {cols}), got {tuple(result.shape)}"
             )
-        expected = grid_similarity(table, (rows, cols)).double()
-        if not torch.allclose(result.double(), expected, atol=1e-5):
+        expected = grid_similarity(table, (rows, cols))
+        if not close(result, expected):
             return (
                 "the shape is right but some values are not: a cosine similarity divides each dot "
                 "product by the lengths of both vectors, and patch (r, c) is row r * cols + c"
@@ -158,5 +156,7 @@ EXERCISES: list[Exercise] = [
         grade=_grade_grid_similarity,
         solution=lambda: _reference_grid_similarity,
         wrong=lambda: _wrong_grid_similarity,
+        returns=torch.Tensor,
+        forbids=("vitexplain.learned_position.grid_similarity",),
     ),
 ]

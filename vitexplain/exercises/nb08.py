@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import torch
@@ -10,34 +11,48 @@ import torch
 from ..digits import load_digit_split, load_trained_digits_vit
 from ..inspection import attention_maps
 from ..interpret import attention_rollout, occlusion_map, rank_correlation
-from . import Exercise, close, short
+from . import Exercise, as_int, as_number, close, short
 
 __all__ = ["EXERCISES"]
 
 
-def _agreement(residual: bool) -> torch.Tensor:
-    """Rank correlation of rollout (class token's row) with occlusion, per test picture."""
+@cache
+def _maps_and_occlusion() -> tuple[tuple[torch.Tensor, ...], torch.Tensor]:
+    """The test set's attention maps and occlusion maps, computed once per process."""
     model = load_trained_digits_vit()
     test_images = load_digit_split()[2]
-    rollout = attention_rollout(attention_maps(model, test_images), residual=residual)
+    maps = tuple(attention_maps(model, test_images))  # depth x (n, h, N, N)
+    return maps, occlusion_map(model, test_images, 2)  # (n, 4, 4)
+
+
+@cache
+def _agreement(residual: bool) -> tuple[float, ...]:
+    """Rank correlation of rollout (class token's row) with occlusion, per test picture."""
+    maps, occlusion = _maps_and_occlusion()
+    rollout = attention_rollout(list(maps), residual=residual)  # (n, N, N)
     looks = rollout[:, 0, 1:].reshape(-1, 4, 4)  # (n, 4, 4): the class token's row, patches only
-    return rank_correlation(looks, occlusion_map(model, test_images, 2))  # (n,)
+    return tuple(rank_correlation(looks, occlusion).tolist())  # (n,)
+
+
+def _mean(values: tuple[float, ...]) -> float:
+    return sum(values) / len(values)
 
 
 # 08.1 -- change something: rollout without the residual identity
 
 
 def _agreement_without_residual() -> float:
-    return round(float(_agreement(residual=False).mean()), 2)
+    return round(_mean(_agreement(residual=False)), 2)
 
 
 def _grade_agreement_without_residual(answer: Any) -> str | None:
-    if isinstance(answer, bool) or not isinstance(answer, int | float):
+    if as_number(answer) is None:
         return f"expected a number (a mean rank correlation), got {short(answer)}"
+    answer = as_number(answer)
     if not -1 <= answer <= 1:
         return "a rank correlation lies between -1 and 1"
     right = _agreement_without_residual()
-    if abs(answer - round(float(_agreement(residual=True).mean()), 2)) < 0.005:
+    if abs(answer - round(_mean(_agreement(residual=True)), 2)) < 0.005:
         return "that is the agreement with the identity added: call rollout with residual=False"
     if abs(answer - right) > 0.015:
         return (
@@ -51,14 +66,16 @@ def _grade_agreement_without_residual(answer: Any) -> str | None:
 
 
 def _most_disagreeing() -> int:
-    return int(_agreement(residual=True).argmin())
+    agreement = _agreement(residual=True)
+    return agreement.index(min(agreement))
 
 
 def _grade_most_disagreeing(answer: Any) -> str | None:
-    if isinstance(answer, bool) or not isinstance(answer, int):
+    if as_int(answer) is None:
         return f"expected an index into the test set (an int), got {short(answer)}"
-    if not 0 <= answer < 397:
-        return "the test set holds 397 pictures, indices 0 to 396"
+    answer, size = as_int(answer), len(_agreement(residual=True))
+    if not 0 <= answer < size:
+        return f"the test set holds {size} pictures, indices 0 to {size - 1}"
     if answer != _most_disagreeing():
         return "rank every test picture by the correlation of its two maps; take the lowest"
     return None
@@ -86,10 +103,13 @@ def _grade_rollout(answer: Any) -> str | None:
     generator = torch.Generator().manual_seed(8)
     for depth, b, h, n in ((1, 1, 1, 3), (3, 2, 4, 5), (4, 1, 2, 17)):
         maps = [torch.rand(b, h, n, n, generator=generator).softmax(-1) for _ in range(depth)]
-        got = answer(maps)
+        got = answer(maps)  # a tensor (an array is converted)
         expected = attention_rollout(maps)
-        if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(expected.shape):
-            return f"expected a tensor of shape (B, N, N) = {tuple(expected.shape)}"
+        if tuple(got.shape) != tuple(expected.shape):
+            return (
+                f"expected a tensor of shape (B, N, N) = {tuple(expected.shape)}, got shape "
+                f"{tuple(got.shape)}"
+            )
         if close(got, attention_rollout(maps, residual=False)):
             return "the residual connection is missing: add the identity to each averaged map"
         reversed_order = attention_rollout(maps[::-1])
@@ -139,5 +159,7 @@ EXERCISES = [
         grade=_grade_rollout,
         solution=_solution_rollout,
         wrong=_wrong_rollout,
+        returns=torch.Tensor,
+        forbids=("vitexplain.interpret.attention_rollout",),
     ),
 ]

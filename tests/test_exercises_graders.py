@@ -1,0 +1,476 @@
+"""The grading layer over the whole registry: every natural form of every right answer is right,
+a function answer cannot hang or fool the checker, and every wrong type gets a hint that names it.
+
+Parametrized over ``vx.exercises.exercises()``: a new exercise is covered without a new test.
+"""
+
+import dataclasses
+import functools
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import vitexplain as vx
+from vitexplain import exercises as ex
+from vitexplain.exercises import _run
+
+ALL = ex.exercises()
+VALUES = sorted(i for i, e in ALL.items() if e.returns is None)
+FUNCTIONS = sorted(i for i, e in ALL.items() if e.returns is not None)
+
+
+@functools.cache
+def right(exercise_id):
+    """The reference answer, computed once for all tests of this module."""
+    return ALL[exercise_id].solution()
+
+
+def _children() -> list[int]:
+    """Processes whose parent is this one, alive or zombie (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid():
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_function_exercises_are_exactly_those_whose_solution_is_a_function():
+    for exercise_id, item in ALL.items():
+        assert (item.returns is not None) == callable(right(exercise_id)), exercise_id
+        assert item.returns in (None, torch.Tensor, np.ndarray, int), exercise_id
+
+
+# --- every natural form of a right value ------------------------------------------------------
+
+
+def value_forms(value):
+    """The ways a learner may write ``value``: NumPy or torch, float32 or float64, a scalar or
+    a one-element array or tensor; for a tuple or list, arrays, tensors and NumPy items."""
+    if isinstance(value, bool):
+        return [np.bool_(value), torch.tensor(value), np.array([value]), torch.tensor([value])]
+    if isinstance(value, int | float):
+        forms = [
+            np.float64(value),
+            np.float32(value),
+            torch.tensor(value, dtype=torch.float64),
+            torch.tensor(value, dtype=torch.float32),
+            np.array([value], dtype=np.float32),  # one element, from a reduction with keepdim
+            torch.tensor([value], dtype=torch.float64),
+            torch.tensor([[value]]),
+        ]
+        if isinstance(value, int):
+            forms += [
+                np.int64(value),
+                torch.tensor(value),
+                torch.tensor([value]),
+                np.array([value]),
+            ]
+        return forms
+    assert isinstance(value, tuple | list), f"no forms for {value!r}"
+    forms = [
+        np.array(value),
+        np.array(value, dtype=np.float64),
+        np.array(value, dtype=np.float32),
+        torch.tensor(value),
+        torch.tensor(value, dtype=torch.float32),
+        [np.int64(v) for v in value],
+        tuple(torch.tensor(v) for v in value),  # 0-d tensors, e.g. from .argmax()
+        list(value),
+        tuple(value),
+    ]
+    if isinstance(value, list):  # a collection of indices: a set is natural too
+        forms += [set(value), {np.int64(v) for v in value}]
+    return forms
+
+
+@pytest.mark.parametrize("exercise_id", VALUES)
+def test_every_form_of_a_right_value_is_right(exercise_id):
+    for form in value_forms(right(exercise_id)):
+        assert ex.grade(exercise_id, form) is None, (exercise_id, form)
+
+
+# --- every form of a right function's result ---------------------------------------------------
+
+
+def result_forms(returns):
+    """Ways a learner's function may return its result: float32 or float64, NumPy or torch, a
+    NumPy scalar or a one-element tensor where a number (``returns`` int) is asked."""
+    if returns is int:
+        return {
+            "numpy int": lambda r: np.int64(r),
+            "0-d tensor": lambda r: torch.tensor(r),
+            "one-element tensor": lambda r: torch.tensor([r]),
+            "one-element array": lambda r: np.array([r]),
+            "float64": lambda r: np.float64(r),
+            "float32": lambda r: torch.tensor(r, dtype=torch.float32),
+        }
+    tensor = lambda r: r.detach() if isinstance(r, torch.Tensor) else torch.from_numpy(r)  # noqa: E731
+    return {
+        "float32 tensor": lambda r: tensor(r).float(),
+        "float64 tensor": lambda r: tensor(r).double(),
+        "float32 array": lambda r: tensor(r).float().numpy(),
+        "float64 array": lambda r: tensor(r).double().numpy(),
+        "nested list": lambda r: tensor(r).tolist(),
+    }
+
+
+@pytest.mark.parametrize("exercise_id", FUNCTIONS)
+def test_every_form_of_a_right_functions_result_is_right(exercise_id):
+    reference = right(exercise_id)
+    for name, form in result_forms(ALL[exercise_id].returns).items():
+
+        def answer(*args, form=form, **kwargs):
+            return form(reference(*args, **kwargs))
+
+        assert ex.grade(exercise_id, answer) is None, (exercise_id, name)
+
+
+def test_a_post_norm_block_computed_in_float64_is_right():
+    def post_norm_block(block, z):
+        block = block.double()
+        z = z.double()
+        z = block.norm1(z + block.attn(z))
+        return block.norm2(z + block.mlp(z))  # (B, N, D) in float64
+
+    assert ex.grade("06.5", post_norm_block) is None
+
+
+def test_an_exact_float64_rollout_is_right():
+    """The reference is float32: the tolerance follows the less precise of the two."""
+    reference = right("08.3")
+    assert ex.grade("08.3", lambda maps: reference([m.double() for m in maps])) is None
+
+
+def test_close_takes_the_tolerance_of_the_less_precise_dtype():
+    exact = torch.rand(50, dtype=torch.float64)
+    single = exact.float()
+    assert ex.close(exact, single) and ex.close(single, exact)  # float32 rounding is right
+    assert not ex.close(exact, exact + 1e-6)  # both float64: 1e-6 is an error
+    assert ex.close(exact.half(), exact)  # 16-bit: about 1e-3
+    assert not ex.close(exact, torch.rand(50))
+
+
+# --- a function cannot hang the checker --------------------------------------------------------
+
+
+def swallowing_loop(*args, **kwargs):
+    """Loops for ever and catches whatever tries to stop it, a bare except included."""
+    while True:
+        try:
+            while True:
+                pass
+        except:  # noqa: E722 -- the point of the test
+            pass
+
+
+@pytest.mark.parametrize("exercise_id", FUNCTIONS)
+def test_a_loop_that_swallows_every_exception_is_stopped(exercise_id, monkeypatch):
+    monkeypatch.setattr(ex, "ANSWER_TIME_LIMIT", 0.5)
+    start = time.perf_counter()
+    assert ex.grade(exercise_id, swallowing_loop) == "your function took longer than 0.5 s"
+    assert time.perf_counter() - start < 5
+    assert _children() == []  # killed and reaped: no zombie
+
+
+def test_a_loop_inside_c_code_is_stopped(monkeypatch):
+    monkeypatch.setattr(ex, "ANSWER_TIME_LIMIT", 1.0)
+
+    def huge_matmul(q, k, v):
+        a = torch.ones(6000, 6000)
+        for _ in range(1000):
+            a = a @ a  # minutes inside one C call each time
+        return a
+
+    start = time.perf_counter()
+    assert ex.grade("02.3", huge_matmul) == "your function took longer than 1 s"
+    assert time.perf_counter() - start < 5
+    assert _children() == []
+
+
+def test_torch_in_the_child_after_threaded_torch_in_the_parent():
+    """fork after the parent's OpenMP pool has run: the child must not deadlock."""
+    a = torch.randn(1500, 1500)
+    assert torch.get_num_threads() >= 1 and (a @ a).shape == (1500, 1500)
+    reference = right("02.3")
+
+    def heavy_but_right(q, k, v):
+        b = torch.randn(800, 800)
+        assert torch.isfinite(torch.linalg.svdvals(b @ b.T)).all()  # BLAS, LAPACK, reductions
+        return reference(q, k, v)
+
+    assert ex.grade("02.3", heavy_but_right) is None
+    assert _children() == []
+
+
+@pytest.mark.parametrize("error", [SystemExit(3), KeyboardInterrupt(), GeneratorExit()])
+def test_base_exceptions_raised_by_the_function_are_hints(error):
+    def raising(*args):
+        raise error
+
+    hint = ex.grade("04.5", raising)
+    assert hint.startswith(f"your function raised {type(error).__name__}")
+
+
+def test_without_fork_the_function_still_runs_on_fresh_inputs_with_a_limit(monkeypatch):
+    monkeypatch.setattr(_run, "USE_FORK", False)
+    monkeypatch.setattr(ex, "ANSWER_TIME_LIMIT", 0.5)
+    reference = right("06.5")
+
+    def in_place(block, z):
+        out = reference(block, z.clone())
+        z.zero_()  # changes its input: the checker's copy is unchanged
+        return out
+
+    assert ex.grade("06.5", in_place) is None
+    assert (
+        ex.grade("01.4", lambda image, p: time.sleep(5)) == "your function took longer than 0.5 s"
+    )
+    assert ex.grade("04.5", lambda x: exit()).startswith("your function raised SystemExit")
+
+
+def test_a_function_that_ends_its_process_is_told_so():
+    hint = ex.grade("04.5", lambda x: os._exit(0))
+    assert hint.startswith("your function ended the checker's process")
+    assert _children() == []
+
+
+def test_a_grader_failure_on_a_function_answer_is_the_checkers(monkeypatch):
+    def broken_grader(function):
+        function(torch.zeros(2, 2))
+        raise KeyError("internal")
+
+    broken = dataclasses.replace(ALL["04.5"], grade=broken_grader)
+    monkeypatch.setattr(ex, "exercise", lambda _id: broken)
+    hint = ex.grade("04.5", right("04.5"))
+    assert hint.startswith("the checker could not use this answer (KeyError") and "bug" in hint
+
+
+def test_what_the_function_prints_is_shown(capsys):
+    reference = right("04.5")
+
+    def chatty(x):
+        print("shape", tuple(x.shape))
+        return reference(x)
+
+    ex.check("04.5", chatty)
+    out = capsys.readouterr().out
+    assert "shape (1, 1)" in out and out.endswith("Exercise 04.5: right.\n")
+
+
+# --- wrong types get a hint that names them -----------------------------------------------------
+
+
+@pytest.mark.parametrize("exercise_id", VALUES)
+def test_a_value_of_the_wrong_type_is_named(exercise_id):
+    def a_function(x):
+        return x
+
+    wrong = [("abc", "'abc'"), (None, "None"), (a_function, "function")]
+    wrong.append((torch.zeros(3, 3), "shape (3, 3)"))
+    for answer, shown in wrong:
+        hint = ex.grade(exercise_id, answer)
+        assert hint is not None and shown in hint, (exercise_id, answer, hint)
+        assert "bug" not in hint and "LearnerFunction" not in hint, hint
+
+
+@pytest.mark.parametrize("exercise_id", FUNCTIONS)
+def test_a_function_returning_the_wrong_type_is_told_what_came_and_what_is_expected(exercise_id):
+    expected = {torch.Tensor: "a tensor", np.ndarray: "a NumPy array", int: "an int"}
+    wrong_results = {
+        "str": "abc",
+        "generator": (i for i in range(3)),
+        "dict": {"a": 1},
+    }
+    if ALL[exercise_id].returns is int:
+        wrong_results["ndarray of shape (2,)"] = np.array([3, 4])
+    for name, result in wrong_results.items():
+        hint = ex.grade(exercise_id, lambda *args, result=result: result)
+        assert hint.startswith("your function returned"), hint
+        assert name in hint and expected[ALL[exercise_id].returns] in hint, hint
+        assert "bug" not in hint and len(hint) < 160, hint
+
+
+@pytest.mark.parametrize("exercise_id", FUNCTIONS)
+def test_a_value_where_a_function_is_asked_is_named(exercise_id):
+    hint = ex.grade(exercise_id, 5)
+    assert hint.startswith("expected a function") and "5" in hint
+
+
+@pytest.mark.parametrize("exercise_id", FUNCTIONS)
+def test_a_body_without_return_gets_a_hint_and_only_dots_are_no_answer(exercise_id, capsys):
+    def no_return(*args):
+        result = len(args)  # noqa: F841 -- computed, never returned
+
+    def dots(*args): ...
+
+    def only_pass(*args):
+        pass
+
+    def docstring_and_dots(*args):
+        """What it should do."""
+        ...
+
+    assert ex.grade(exercise_id, no_return) == "your function returned None: is a `return` missing?"
+    for unfilled in (dots, only_pass, docstring_and_dots, lambda *args: ...):
+        ex.check(exercise_id, unfilled)
+        out = capsys.readouterr().out
+        assert (
+            out
+            == f"Exercise {exercise_id}: no answer yet: fill in the function, run the cell again.\n"
+        )
+
+
+def test_a_function_returning_a_tuple_of_tensors_is_told_to_return_one():
+    def with_weights(q, k, v):
+        weights = torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1)
+        return weights @ v, weights
+
+    hint = ex.grade("02.3", with_weights)
+    assert "a tuple of 2 items" in hint and "not a tuple" in hint
+
+
+# --- forbidden helpers --------------------------------------------------------------------------
+
+
+def _attention_by_sdpa(q, k, v):
+    return F.scaled_dot_product_attention(q, k, v)
+
+
+def _attention_by_vx(q, k, v):
+    return vx.attention(q, k, v)[0]
+
+
+def _unsoft_by_fold_tokens(tokens, h, w, k, s, p):
+    from vitexplain.unfold import fold_tokens as ft  # imported under another name: still seen
+
+    return ft(tokens, h, w, k, s, p)
+
+
+def _grid_similarity_by_vx(table, grid_size):
+    return vx.grid_similarity(table, grid_size)
+
+
+def _rollout_by_vx(maps):
+    return vx.attention_rollout(maps)
+
+
+def _patchify_by_vx(image, patch_size):
+    return vx.patchify(torch.as_tensor(image)[None, None], patch_size)[0].numpy()
+
+
+def _count_by_vx(h, w, k, s, p):
+    return vx.count_tokens(h, w, k, s, p)[2]
+
+
+def _count_by_unfold(h, w, k, s, p):
+    return torch.nn.Unfold(k, stride=s, padding=p)(torch.zeros(1, 1, h, w)).shape[-1]
+
+
+CHEATS = {
+    ("02.3", "F.scaled_dot_product_attention"): _attention_by_sdpa,
+    ("02.3", "vx.attention"): _attention_by_vx,
+    ("05.5", "vx.fold_tokens"): _unsoft_by_fold_tokens,
+    ("07.4", "vx.grid_similarity"): _grid_similarity_by_vx,
+    ("08.3", "vx.attention_rollout"): _rollout_by_vx,
+    ("01.4", "vx.patchify"): _patchify_by_vx,
+    ("05.3", "vx.count_tokens"): _count_by_vx,
+    ("05.3", "nn.Unfold"): _count_by_unfold,
+}
+
+
+def test_every_forbidden_helper_has_a_cheat_here():
+    forbidden = {(i, _run.display_name(p)) for i, e in ALL.items() for p in e.forbids}
+    assert forbidden == set(CHEATS)
+    assert {("02.3", "F.scaled_dot_product_attention"), ("05.5", "vx.fold_tokens")} <= forbidden
+
+
+@pytest.mark.parametrize(("exercise_id", "helper"), sorted(CHEATS))
+def test_a_right_function_that_uses_a_forbidden_helper_is_told_so(exercise_id, helper, capsys):
+    ex.check(exercise_id, CHEATS[exercise_id, helper])
+    assert capsys.readouterr().out == (
+        f"Exercise {exercise_id}: right \N{EM DASH} and now without {helper}, as the task asks.\n"
+    )
+
+
+# --- one exercise at a time: the edges the issue lists ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "answer"),
+    [
+        ("02.2", {np.int64(0), np.int64(1)}),  # a set of NumPy ints
+        ("02.1", torch.tensor([1 / 15])),  # one-element tensors where a number is asked
+        ("02.4", np.array([2.0])),
+        ("03.1", torch.tensor([4080.185])),
+        ("01.2", np.array([13])),
+        ("05.4", ((20, 20), (20, 20), (0, 0))),  # nn.Unfold's own pair form
+        ("05.4", np.array([[20, 20], [20, 20], [0, 0]])),
+        ("05.4", (20, (20, 20), 0)),
+        ("02.1", 0.07),  # 1/15 to two decimals
+        ("02.1", 0.067),
+    ],
+)
+def test_edge_forms_of_right_answers(exercise_id, answer):
+    assert ex.grade(exercise_id, answer) is None
+
+
+def test_08_answers_by_index_and_as_one_element_tensors():
+    assert ex.grade("08.1", torch.tensor([right("08.1")])) is None
+    assert ex.grade("08.2", torch.tensor([right("08.2")])) is None
+
+
+def test_02_1_a_near_miss_is_not_right():
+    assert ex.grade("02.1", 1 / 16) is not None  # 16 is d, not the number of keys
+    assert ex.grade("02.1", 0.06) is not None
+
+
+def test_out_of_range_fractions_are_told_the_range():
+    assert "fraction in [0, 1]" in ex.grade("06.3", 50)
+    assert "percentage" in ex.grade("06.3", 50)
+    assert "fraction in [0, 1]" in ex.grade("06.3", -0.5)
+    assert "fraction in [0, 1]" in ex.grade("06.3", 150)
+
+
+def test_the_base_instead_of_the_exponent_is_told_so():
+    for base in (10**25, 1e25, 10**30):
+        hint = ex.grade("03.5", base)
+        assert "exponent" in hint and "smaller base" not in hint, hint
+
+
+def test_each_int_exercise_of_04_has_a_default_hint_of_its_own():
+    defaults = {i: ex.grade(i, 1001) for i in ("04.1", "04.2", "04.3", "04.4")}
+    assert len(set(defaults.values())) == 4, defaults
+
+
+def test_the_worked_unsoft_split_does_not_fold_with_fold_tokens():
+    assert "fold_tokens" not in repr(ex.solution("05.5"))
+    assert ex.grade("05.5", ex.solution("05.5")) is None  # not "right -- and now without ..."
+
+
+def test_08_grading_after_the_first_try_takes_under_a_second():
+    ex.grade("08.1", 0.0)  # computes the references once
+    ex.grade("08.2", 0)
+    for exercise_id, answer in (("08.1", 0.0), ("08.2", 0), ("08.1", right("08.1"))):
+        start = time.perf_counter()
+        ex.grade(exercise_id, answer)
+        assert time.perf_counter() - start < 1.0, exercise_id
+
+
+def test_is_unfilled_tells_a_written_body_from_dots():
+    def written(x):
+        return x
+
+    def forgot_return(x):
+        x + 1  # noqa: B018
+
+    assert not _run.is_unfilled(written) and not _run.is_unfilled(forgot_return)
+    assert not _run.is_unfilled(print) and not _run.is_unfilled(functools.partial(written, 1))
