@@ -123,7 +123,7 @@ def test_attention_by_origin_matches_a_loop():
     assert torch.isclose(identity[1, 1], weights[:, 5:10].double().mean())
     with pytest.raises(ValueError, match=r"\(6, 14\)"):
         attention_by_origin(weights[:, :14], orders, (3, 5))
-    with pytest.raises(ValueError, match="orders must hold patch indices 0 .. 14"):
+    with pytest.raises(ValueError, match="orders must hold integer patch indices 0 .. 14"):
         attention_by_origin(weights, orders + 1, (3, 5))
 
 

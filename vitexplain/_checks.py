@@ -145,7 +145,7 @@ def check_elements(what: str, count: int, bytes_per: int = 8) -> int:
     if count > MAX_ELEMENTS:
         raise ValueError(
             f"{what} would hold {count:,} numbers ({count * bytes_per / 2**30:.1f} GiB); the limit "
-            f"is {MAX_ELEMENTS:,} ({MAX_ELEMENTS * bytes_per / 2**30:.0f} GiB)"
+            f"is {MAX_ELEMENTS:,} ({MAX_ELEMENTS * bytes_per / 2**30:g} GiB)"
         )
     return count
 

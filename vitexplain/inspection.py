@@ -190,7 +190,10 @@ def attention_by_origin(
             f"(B, {rows * cols}) for a {rows} x {cols} grid"
         )
     if orders.dtype.is_floating_point or orders.min() < 0 or orders.max() >= rows * cols:
-        raise ValueError(f"orders must hold patch indices 0 .. {rows * cols - 1}")
+        raise ValueError(
+            f"orders must hold integer patch indices 0 .. {rows * cols - 1}, got dtype "
+            f"{orders.dtype} with values in [{orders.min().item()}, {orders.max().item()}]"
+        )
     sits = (torch.arange(rows * cols) // cols).expand_as(orders)  # (B, N): row of the position
     came = orders.long() // cols  # (B, N): row the patch came from
     cell = (sits * rows + came).flatten()  # (B*N,): index into the (rows, rows) table
