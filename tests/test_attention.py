@@ -88,3 +88,17 @@ def test_bad_scale_dtype_and_flags_are_refused():
         Attention(8, qkv_bias="no")
     with pytest.raises(ValueError, match="qk_scale must be greater than 0"):
         Attention(8, qk_scale=0)
+
+
+def test_q_k_v_must_share_a_dtype_and_a_tensor_scale_is_a_number():
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(4, 8, generator=g) for _ in range(3))
+    with pytest.raises(TypeError, match="q, k, v must share one dtype, got q float64, k float32"):
+        attention(q.double(), k, v)
+    out, weights = attention(q, k, v, scale=torch.tensor(0.5))
+    expected = attention(q, k, v, scale=0.5)
+    assert torch.equal(out, expected[0]) and torch.equal(weights, expected[1])
+    with pytest.raises(TypeError, match="scale must be a number"):
+        attention(q, k, v, scale="x")
+    with pytest.raises(ValueError, match="dim=1000000, out_dim=1000000: the qkv weights"):
+        Attention(10**6)

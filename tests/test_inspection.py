@@ -34,7 +34,7 @@ def test_check_shape_names_the_stage_that_went_wrong():
         check_shape("norm", x, (13, 176, 64))
     with pytest.raises(ValueError, match="expected \\(13, 175\\)"):
         check_shape("head", x, (13, 175))  # a missing dimension
-    with pytest.raises(TypeError, match="head must be a torch.Tensor, got ndarray"):
+    with pytest.raises(TypeError, match=r"tensor \(head\) must be a torch.Tensor, got ndarray"):
         check_shape("head", np.zeros(3), (3,))
     with pytest.raises(TypeError, match="shape must be a sequence of ints, got 3"):
         check_shape("head", torch.zeros(3), 3)
@@ -123,7 +123,7 @@ def test_attention_by_origin_matches_a_loop():
     assert torch.isclose(identity[1, 1], weights[:, 5:10].double().mean())
     with pytest.raises(ValueError, match=r"\(6, 14\)"):
         attention_by_origin(weights[:, :14], orders, (3, 5))
-    with pytest.raises(ValueError, match="orders must hold patch indices 0 .. 14"):
+    with pytest.raises(ValueError, match="orders must hold integer patch indices 0 .. 14"):
         attention_by_origin(weights, orders + 1, (3, 5))
 
 

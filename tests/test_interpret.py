@@ -127,9 +127,111 @@ def test_rank_correlation_matches_spearman_with_ties():
 def test_bad_inputs_are_named(model):
     with pytest.raises(TypeError, match="maps must be a non-empty list"):
         attention_rollout([])
-    with pytest.raises(ValueError, match="expected 1 \\+ 3 x 3"):
+    with pytest.raises(ValueError, match="expected num_prefix_tokens=1 \\+ grid_size 3 x 3"):
         mean_attention_distance(attention_maps(model, torch.rand(1, 1, 8, 8)), 3, 2)
     with pytest.raises(TypeError, match="images has dtype torch.float64"):
         occlusion_map(model, torch.rand(1, 1, 8, 8, dtype=torch.float64), 2)
     with pytest.raises(ValueError, match="k=5 is more than the 4 components"):
         embedding_components(model, k=5)
+
+
+# --- entry points: what a learner may pass (issue 22, section 2) ------------------------------
+
+
+def test_occlusion_map_target_is_checked_and_any_int_form_gives_the_same_map(model):
+    images = torch.rand(2, 1, 8, 8, generator=torch.Generator().manual_seed(4))
+    expected = occlusion_map(model, images, 2, target=torch.tensor([3, 5]))
+    hidden = images.clone()
+    hidden[0, :, :2, :2] = 0  # patch 0 of picture 0, by hand
+    with torch.no_grad():
+        p = model(images).softmax(-1)[0, 3] - model(hidden).softmax(-1)[0, 3]
+    assert math.isclose(float(expected[0, 0, 0]), float(p), abs_tol=1e-6)
+    for same in ([3, 5], np.array([3, 5]), torch.tensor([3, 5], dtype=torch.int32)):
+        assert torch.equal(occlusion_map(model, images, 2, target=same), expected)
+    with pytest.raises(TypeError, match="target must hold integer class indices"):
+        occlusion_map(model, images, 2, target=torch.tensor([3.0, 5.0]))
+    with pytest.raises(ValueError, match=r"target holds class 10, but the model has 10 classes"):
+        occlusion_map(model, images, 2, target=torch.tensor([3, 10]))
+    with pytest.raises(ValueError, match=r"target must have shape \(2,\)"):
+        occlusion_map(model, images, 2, target=torch.tensor([3, 5, 1]))
+    with pytest.raises(ValueError, match="target must hold class indices 0 .. K-1, got -1"):
+        occlusion_map(model, images, 2, target=torch.tensor([-1, 5]))  # not read as class 9
+    any_size = torch.nn.Sequential(
+        torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(1, 2)
+    )
+    with pytest.raises(ValueError, match="occluding each of the 14400 patches of 1 images"):
+        occlusion_map(any_size, torch.zeros(1, 1, 120, 120), 1)  # 14,400 copies of 14,400 pixels
+
+
+def test_rank_correlation_of_one_picture_and_of_many_values():
+    scipy_stats = pytest.importorskip("scipy.stats")
+    g = torch.Generator().manual_seed(5)
+    a, b = torch.rand(16, generator=g), torch.randint(0, 5, (16,), generator=g)
+    one = rank_correlation(a, b)  # 1-D: one picture, a 0-d result
+    assert one.ndim == 0
+    assert math.isclose(float(one), scipy_stats.spearmanr(a, b).statistic, rel_tol=1e-9)
+    # (B, rows, cols) maps: the rows and columns of a picture are one ranking
+    maps_a, maps_b = torch.rand(3, 4, 4, generator=g), torch.rand(3, 4, 4, generator=g)
+    got = rank_correlation(maps_a, maps_b)
+    for i in range(3):
+        ref = scipy_stats.spearmanr(maps_a[i].flatten(), maps_b[i].flatten()).statistic
+        assert math.isclose(float(got[i]), ref, rel_tol=1e-9)
+    # 50,000 values: ranks by a sort (the pairwise comparison asked for 20 GB)
+    big_a = torch.rand(1, 50_000, generator=g, dtype=torch.float64)
+    big_b = big_a + 0.5 * torch.rand(1, 50_000, generator=g, dtype=torch.float64)
+    ref = scipy_stats.spearmanr(big_a[0], big_b[0]).statistic
+    assert math.isclose(float(rank_correlation(big_a, big_b)[0]), ref, rel_tol=1e-9)
+
+
+def test_rank_correlation_refuses_what_has_no_ranking():
+    with pytest.raises(ValueError, match=r"a\[1\] is constant"):
+        rank_correlation(torch.stack([torch.rand(5), torch.ones(5)]), torch.rand(2, 5))
+    with pytest.raises(ValueError, match="at least 2 values per picture"):
+        rank_correlation(torch.rand(4, 1), torch.rand(4, 1))
+    with pytest.raises(ValueError, match="b holds NaN"):
+        rank_correlation(torch.rand(2, 5), torch.full((2, 5), math.nan))
+    with pytest.raises(ValueError, match="a and b must have one shape"):
+        rank_correlation(torch.rand(3, 4, 4), torch.rand(3, 16))
+
+
+def test_rollout_of_mixed_dtypes_is_the_float64_rollout():
+    maps = _random_maps(depth=3)  # float64
+    mixed = [maps[0].float(), maps[1], maps[2].float()]
+    got = attention_rollout(mixed)
+    assert got.dtype == torch.float64
+    expected = attention_rollout([maps[0].float().double(), maps[1], maps[2].float().double()])
+    assert torch.equal(got, expected)
+
+
+def test_rollout_refuses_what_is_not_attention_weights():
+    maps = _random_maps(depth=2)
+    with pytest.raises(TypeError, match="residual must be True or False, got 'no'"):
+        attention_rollout(maps, residual="no")
+    with pytest.raises(ValueError, match=r"maps\[1\] holds NaN"):
+        attention_rollout([maps[0], torch.full_like(maps[1], math.nan)])
+    logits = torch.randn(2, 2, 5, 5, dtype=torch.float64)
+    with pytest.raises(ValueError, match=r"maps\[0\] is not attention weights.*softmax"):
+        attention_rollout([logits])
+    with pytest.raises(TypeError, match=r"maps\[0\] must hold attention weights \(floats\)"):
+        attention_rollout([torch.ones(1, 1, 3, 3, dtype=torch.long)])
+    uniform = [torch.full((1, 1, 17, 17), 1 / 17)]  # float32 rows summing to 1 up to rounding
+    assert torch.allclose(attention_rollout(uniform).sum(-1), torch.ones(1, 17))
+
+
+def test_t2t_vit_is_refused_by_embedding_components_and_read_by_class_token_attention():
+    from vitexplain import T2TViT, class_token_attention
+
+    torch.manual_seed(0)
+    t2t = T2TViT((8, 8), embed_dim=8, depth=2, token_dim=4, num_heads=2).eval()
+    with pytest.raises(TypeError, match="model must be a vitexplain ViT .* got T2TViT"):
+        embedding_components(t2t)
+    images = torch.rand(2, 1, 8, 8)
+    maps = attention_maps(t2t, images)  # 2 token attentions, then the 2 blocks
+    assert len(maps) == 4
+    for block in (0, 1, -1):
+        expected = maps[2:][block][:, :, 0, 1:]  # the blocks' class token rows
+        assert torch.equal(class_token_attention(t2t, images, block), expected)
+    with pytest.raises(ValueError, match="block 2 does not exist: the model has 2 blocks"):
+        class_token_attention(t2t, images, 2)
+    with pytest.raises(TypeError, match="model must be a ViT or T2TViT"):
+        class_token_attention(t2t.tokens_to_token, images)

@@ -154,3 +154,26 @@ def test_a_transposed_grid_is_refused():
     model = ViT((60, 100), 20, num_classes=8, embed_dim=8, depth=1)  # a 3 x 5 grid
     with pytest.raises(ValueError, match=r"grid_size=\(5, 3\) is not the model's patch grid"):
         train_where_am_i(model, torch.rand(4, 1, 60, 100), (5, 3), epochs=1)
+
+
+def test_a_tiny_sigma_gives_one_hot_targets():
+    one_hot = position_targets((3, 5), sigma=0)
+    for sigma in (1e-200, 1e-3):
+        rows, cols = position_targets((3, 5), sigma=sigma)
+        assert torch.equal(rows, one_hot[0]) and torch.equal(cols, one_hot[1])
+    rows, _ = position_targets((3, 5), sigma=0.05)  # exp(-200) is not 0 in float64 ...
+    assert torch.equal(rows, one_hot[0])  # ... but it is in the float32 result
+
+
+def test_neighbour_checks_refuse_a_bad_margin_and_grids_without_a_contrast():
+    similarity = grid_similarity(
+        torch.randn(15, 8, generator=torch.Generator().manual_seed(0)), (3, 5)
+    )
+    for margin in ("x", math.nan, -0.1):
+        with pytest.raises((TypeError, ValueError), match="margin"):
+            neighbour_wins(similarity, margin=margin)
+    with pytest.raises(ValueError, match="1 x 2 grid, where some patch has no other patch"):
+        neighbour_contrast(torch.ones(1, 2, 1, 2))
+    with pytest.raises(ValueError, match="1 x 1 grid, where some patch has no neighbour"):
+        neighbour_wins(torch.ones(1, 1, 1, 1))
+    assert neighbour_contrast(grid_similarity(torch.randn(4, 8), 2)).isfinite().all()  # 2 x 2

@@ -188,3 +188,8 @@ def test_a_token_table_too_large_is_refused_naming_img_size_and_patch_size():
         ViT(img_size=(6000, 10000), patch_size=1, embed_dim=16)
     # numpy integers are valid sizes
     assert ViT(img_size=(60, 100), patch_size=np.int64(10), embed_dim=16).num_tokens == 60
+
+
+def test_one_hot_kernels_past_the_size_limit_are_refused():
+    with pytest.raises(ValueError, match=r"in_chans=3 x patch_size=200\*\*2 = 120,000 one-hot"):
+        one_hot_patch_kernels(3, 200)

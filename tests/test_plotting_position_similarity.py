@@ -57,5 +57,7 @@ def test_resized_embedding_draws_both_grids_over_the_same_area():
     assert np.allclose(panels[1].images[0].get_array(), table[1:, 8].reshape(3, 5))
     assert np.allclose(panels[3].images[0].get_array(), big[1:, 8].reshape(6, 10))
     assert panels[3].get_title() == "dim 8, 6 x 10"
-    with pytest.raises(ValueError, match="60 grid tokens, expected 3 x 5"):
+    with pytest.raises(
+        ValueError, match="60 grid tokens after num_prefix_tokens=1, but old_grid is 3 x 5"
+    ):
         show_resized_embedding(big, big, (3, 5), (6, 10), channels=[0], num_prefix_tokens=1)

@@ -93,5 +93,5 @@ def test_logit_matrices_share_a_symmetric_scale():
     (box,) = fig.axes[1].patches
     assert (box.get_x(), box.get_y(), box.get_width(), box.get_height()) == (0.5, 0.5, 2, 2)
     assert not fig.axes[0].patches
-    with pytest.raises(ValueError, match="one outline"):
+    with pytest.raises(ValueError, match="outlines must hold one"):
         show_logit_matrices([left, right], ["a", "b"], outlines=[None])

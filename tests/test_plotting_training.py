@@ -50,7 +50,7 @@ def test_training_curves_two_panels_with_chance_lines():
     assert [list(line.get_ydata()) for line in tests] == [[0.5, 0.75, 0.95], [0.5, 0.5, 0.5]]
     legend = [t.get_text() for t in acc_ax.get_legend().get_texts()]
     assert "with PE: test" in legend and "chance (50%)" in legend
-    with pytest.raises(ValueError, match=r"'x' lacks \['test_accuracy'\]"):
+    with pytest.raises(ValueError, match=r"histories\['x'\] lacks \['test_accuracy'\]"):
         show_training_curves({"x": {k: v for k, v in history.items() if k != "test_accuracy"}})
 
 

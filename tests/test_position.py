@@ -230,3 +230,40 @@ def test_numpy_float_offsets_are_accepted_and_equal_python_floats():
 
     assert torch.equal(relative_rotation(np.float32(0.5), 8), relative_rotation(0.5, 8))
     assert torch.equal(relative_rotation(np.int64(3), 8), relative_rotation(3, 8))
+
+
+def test_a_zero_dimensional_tensor_is_a_base():
+    expected = sinusoid_encoding(6, 8, base=100.0)
+    assert torch.equal(sinusoid_encoding(6, 8, base=torch.tensor(100.0)), expected)
+    assert torch.equal(sinusoid_encoding(6, 8, base=torch.tensor(100)), expected)
+    assert np.array_equal(clock_periods(8, np.array(100.0)), clock_periods(8, 100.0))
+
+
+def test_embedding_similarity_refuses_zero_rows_and_empty_tables():
+    table = sinusoid_encoding(4, 6)
+    table[2] = 0
+    with pytest.raises(ValueError, match="table row 2 is all zeros"):
+        embedding_similarity(table)
+    with pytest.raises(ValueError, match="at least one row and one column"):
+        embedding_similarity(torch.zeros(0, 4))
+
+
+def test_toeplitz_error_refuses_an_empty_matrix():
+    with pytest.raises(ValueError, match=r"matrix is empty \(0 x 0\)"):
+        toeplitz_error(torch.zeros(0, 0))
+
+
+def test_resize_pos_embed_names_num_prefix_tokens_when_the_class_token_is_left_in():
+    with_cls = torch.randn(1 + 3 * 5, 8)
+    with pytest.raises(ValueError, match="pass num_prefix_tokens=1"):
+        resize_pos_embed(with_cls, (3, 5), (6, 10))
+    assert resize_pos_embed(with_cls, (3, 5), (6, 10), num_prefix_tokens=1).shape == (61, 8)
+
+
+def test_sizes_past_the_limit_are_refused_with_their_cost():
+    with pytest.raises(
+        ValueError, match=r"a rotation of dim=100000 x dim=100000 would hold .* GiB"
+    ):
+        relative_rotation(1, 100_000)
+    with pytest.raises(ValueError, match=r"a new_grid of 3000 x 3000 tokens x 64 dimensions"):
+        resize_pos_embed(torch.zeros(16, 64), 4, 3000)

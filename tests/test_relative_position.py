@@ -232,3 +232,22 @@ def test_grid_offsets_match_the_grid(grid, index):
         assert col_offsets[row_b, col_b] == col_b - col_a
     with pytest.raises(ValueError, match=str(rows * cols)):
         grid_offsets(grid, rows * cols)
+
+
+def test_attention_with_position_checks_scale_and_dtypes():
+    q = torch.randn(4, 8)
+    logits = torch.randn(4, 4)
+    for scale in ("x", float("nan")):
+        with pytest.raises((TypeError, ValueError), match="scale"):
+            attention_with_position(q, q, q, logits, scale=scale)
+    with pytest.raises(TypeError, match="position_logits float64"):
+        attention_with_position(q, q, q, logits.double())
+    zero_d = attention_with_position(q, q, q, logits, scale=torch.tensor(0.25))
+    assert torch.equal(zero_d[1], attention_with_position(q, q, q, logits, scale=0.25)[1])
+
+
+def test_position_tables_past_the_size_limit_are_refused():
+    with pytest.raises(ValueError, match="an index of length=1000000 x 1000000"):
+        relative_index(10**6)
+    with pytest.raises(ValueError, match="tables of 2 \\* tokens - 1 = 1999999 offsets"):
+        RelPosEmb1D(10**6, 1000)

@@ -107,3 +107,10 @@ def test_swap_patches_exchanges_two_patches_like_slicing():
         swap_patches(images, 20, 0, 6)
     with pytest.raises(TypeError, match="images must be a tensor"):
         swap_patches(images[0], 20, 0, 1)
+
+
+def test_a_huge_data_set_is_refused_with_its_cost():
+    with pytest.raises(ValueError, match=r"n=1000000 pictures of 60 x 100 pixels would hold"):
+        make_scramble_dataset(10**6, seed=0)
+    with pytest.raises(TypeError, match="return_orders must be True or False"):
+        make_scramble_dataset(2, seed=0, return_orders="yes")

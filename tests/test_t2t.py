@@ -165,3 +165,18 @@ def test_t2t_rejects_bad_input():
         soft_split(0)
     with pytest.raises(ValueError, match="num_heads=3 does not divide out_dim=64"):
         TokenTransformer(49, 64, num_heads=3)
+
+
+def test_softsplit_kernels_must_be_three_ints():
+    with pytest.raises(
+        TypeError, match=r"softsplit_kernels must be three kernel sizes such as \(7, 3, 3\), got 7"
+    ):
+        T2TModule(28, softsplit_kernels=7)
+    with pytest.raises(TypeError, match=r"softsplit_kernels\[1\] must be an int"):
+        T2TModule(28, softsplit_kernels=(7, 3.0, 3))
+    with pytest.raises(
+        ValueError, match=r"img_size \(8, 8\) does not fit softsplit_kernels \(7, 7, 3\)"
+    ):
+        T2TModule(8, softsplit_kernels=(7, 7, 3))
+    with pytest.raises(ValueError, match="embed_dim=1000000 .* would hold"):
+        T2TViT(28, embed_dim=10**6)

@@ -194,3 +194,15 @@ def test_mlp_sizes_are_never_silently_replaced():
     )
     with pytest.raises(TypeError, match="qkv_bias must be True or False, got 'no'"):
         ViT((20, 20), 10, embed_dim=8, depth=1, qkv_bias="no")
+
+
+def test_a_huge_embed_dim_is_refused_at_once_with_its_cost():
+    import time
+
+    started = time.perf_counter()
+    with pytest.raises(ValueError, match=r"embed_dim=1000000 .* would hold [\d,]+ numbers \(\d"):
+        ViT((8, 8), 2, embed_dim=10**6)
+    assert time.perf_counter() - started < 1.0  # refused before anything is allocated
+    with torch.device("meta"):  # nothing is allocated there: a ViT-Large can be counted
+        large = ViT(224, 16, embed_dim=1024, depth=24, num_heads=16, num_classes=1000)
+    assert sum(p.numel() for p in large.parameters()) > 300_000_000

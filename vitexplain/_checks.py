@@ -136,11 +136,16 @@ MAX_ELEMENTS = 2**27
 
 
 def check_elements(what: str, count: int, bytes_per: int = 8) -> int:
-    """Refuse a tensor of more than :data:`MAX_ELEMENTS` elements, saying what it would cost."""
+    """Refuse a tensor of more than :data:`MAX_ELEMENTS` elements, saying what it would cost.
+
+    Under ``with torch.device("meta")`` nothing is allocated, so nothing is refused.
+    """
+    if torch.empty(0).device.type == "meta":
+        return count
     if count > MAX_ELEMENTS:
         raise ValueError(
             f"{what} would hold {count:,} numbers ({count * bytes_per / 2**30:.1f} GiB); the limit "
-            f"is {MAX_ELEMENTS:,} ({MAX_ELEMENTS * bytes_per / 2**30:.0f} GiB)"
+            f"is {MAX_ELEMENTS:,} ({MAX_ELEMENTS * bytes_per / 2**30:g} GiB)"
         )
     return count
 
@@ -154,31 +159,66 @@ def check_bool(name: str, value: object) -> bool:
     return bool(value)
 
 
+def describe(value: object) -> str:
+    """A short description of a value for a message: its shape and dtype if it is an array."""
+    if isinstance(value, torch.Tensor | np.ndarray):
+        return f"a {type(value).__name__} of shape {tuple(value.shape)} and dtype {value.dtype}"
+    text = repr(value)
+    text = text if len(text) <= 80 else text[:77] + "..."
+    return f"{text} of type {type(value).__name__}"
+
+
+def _real_scalar(value: object) -> float | None:
+    """``value`` as a float if it is one real number: int, float, a NumPy real scalar, or a 0-d
+    (or one-element) tensor or array of a real dtype; None otherwise. Bools are not numbers."""
+    from numbers import Real  # int, float and numpy's real scalars
+
+    if isinstance(value, bool | np.bool_):
+        return None
+    if isinstance(value, Real):
+        return float(value)
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        if value.dtype == torch.bool or value.dtype.is_complex:
+            return None
+        return float(value.item())
+    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iuf":
+        return float(value.item())
+    return None
+
+
 def check_number(
-    name: str, value: object, minimum: float | None = None, inclusive: bool = True
+    name: str,
+    value: object,
+    minimum: float | None = None,
+    inclusive: bool = True,
+    maximum: float | None = None,
 ) -> float:
-    """Return ``value`` as a float if it is a finite real number at (or above) ``minimum``.
+    """Return ``value`` as a float if it is a finite real number in the allowed range.
 
     Args:
         name: argument name used in the message.
-        value: the value to check (int, float or a numpy real scalar; not a bool).
+        value: the value to check: an int, a float, a NumPy real scalar, or a 0-d (or
+            one-element) tensor or array of a real dtype -- everything :func:`check_int` accepts,
+            and the floats; not a bool.
         minimum: smallest allowed value, or None for no bound.
         inclusive: whether ``minimum`` itself is allowed.
+        maximum: largest allowed value (inclusive), or None for no bound.
 
     Returns:
         The value as a Python float.
     """
     import math
-    from numbers import Real  # int, float and numpy's real scalars
 
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a number, got {value!r} of type {type(value).__name__}")
-    number = float(value)
+    number = _real_scalar(value)
+    if number is None:
+        raise TypeError(f"{name} must be a number, got {describe(value)}")
     if not math.isfinite(number):
         raise ValueError(f"{name} must be finite, got {number}")
     if minimum is not None and (number < minimum or (number == minimum and not inclusive)):
         relation = "at least" if inclusive else "greater than"
         raise ValueError(f"{name} must be {relation} {minimum}, got {number}")
+    if maximum is not None and number > maximum:
+        raise ValueError(f"{name} must be at most {maximum}, got {number}")
     return number
 
 
@@ -228,10 +268,10 @@ def check_image(name: str, value: object) -> np.ndarray:
     Returns:
         A float64 numpy array of shape (H, W).
     """
-    image = np.asarray(value, dtype=np.float64)
+    image = check_array(name, value)
     if image.ndim != 2:
         raise ValueError(f"{name} must have shape (H, W), got shape {image.shape}")
-    return image
+    return image.astype(np.float64)
 
 
 def check_labelled_data(name: str, data: object) -> tuple[torch.Tensor, torch.Tensor]:
@@ -257,3 +297,73 @@ def check_labelled_data(name: str, data: object) -> tuple[torch.Tensor, torch.Te
     if len(labels) == 0:
         raise ValueError(f"{name} is empty")
     return images, labels.long()  # any integer dtype: the losses want int64
+
+
+def check_array(
+    name: str, value: object, ndim: int | tuple[int, ...] | None = None, finite: bool = False
+) -> np.ndarray:
+    """Return ``value`` as a NumPy array of numbers (for a figure), else a clear error.
+
+    Args:
+        name: argument name used in the message.
+        value: a tensor, an array or nested lists of numbers (bools count as numbers).
+        ndim: the number of dimensions required (one int, or a tuple of the allowed ones).
+        finite: refuse NaN and infinities.
+
+    Returns:
+        The array (a tensor is detached and copied to the CPU).
+    """
+    if isinstance(value, torch.Tensor):
+        array = value.detach().cpu().numpy()
+    elif isinstance(value, str | bytes) or value is None:
+        raise TypeError(f"{name} must be an array of numbers, got {describe(value)}")
+    else:
+        try:
+            array = np.asarray(value)
+        except (ValueError, TypeError) as error:  # ragged nested lists
+            raise ValueError(f"{name} must be a rectangular array of numbers: {error}") from None
+    if array.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{name} must hold numbers, got {describe(value)} (NumPy dtype {array.dtype})"
+        )
+    allowed = (ndim,) if isinstance(ndim, int) else ndim
+    if allowed is not None and array.ndim not in allowed:
+        wanted = " or ".join(str(n) for n in allowed)
+        raise ValueError(f"{name} must have {wanted} dimensions, got shape {array.shape}")
+    if finite and array.dtype.kind == "f" and not np.isfinite(array).all():
+        raise ValueError(
+            f"{name} must be finite, got {int((~np.isfinite(array)).sum())} NaN or inf"
+        )
+    return array
+
+
+def check_str(name: str, value: object, choices: Sequence[str] | None = None) -> str:
+    """Return ``value`` if it is a str (one of ``choices`` when given)."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {describe(value)}")
+    if choices is not None and value not in choices:
+        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+    return value
+
+
+def check_index(name: str, value: object, size: int, what: str = "items") -> int:
+    """Return ``value`` if it is a 0-based index into ``size`` items (negatives refused)."""
+    value = check_int(name, value, minimum=0)
+    if value >= size:
+        raise ValueError(f"{name} must be below {size} (there are {size} {what}), got {value}")
+    return value
+
+
+def check_same_dtype(**tensors: torch.Tensor) -> torch.dtype:
+    """Return the dtype the named tensors share, else a TypeError naming each one's dtype."""
+    dtypes = {name: t.dtype for name, t in tensors.items()}
+    if len(set(dtypes.values())) > 1:
+        listed = ", ".join(
+            f"{name} {str(dtype).replace('torch.', '')}" for name, dtype in dtypes.items()
+        )
+        names = ", ".join(dtypes)
+        raise TypeError(
+            f"{names} must share one dtype, got {listed}: convert them, e.g. with .double() "
+            "or .float()"
+        )
+    return next(iter(dtypes.values()))

@@ -13,7 +13,15 @@ import torch.nn.functional as F
 from einops import rearrange
 from torch import nn
 
-from ._checks import check_bool, check_dtype, check_int, check_number, check_tensor
+from ._checks import (
+    check_bool,
+    check_dtype,
+    check_elements,
+    check_int,
+    check_number,
+    check_same_dtype,
+    check_tensor,
+)
 
 __all__ = [
     "Attention",
@@ -38,6 +46,7 @@ def attention(
     """
     for name, t in (("q", q), ("k", k), ("v", v)):
         check_tensor(name, t, min_ndim=2)
+    check_same_dtype(q=q, k=k, v=v)
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(
             f"q and k must have the same last dimension, got {q.shape[-1]} and {k.shape[-1]}"
@@ -93,6 +102,9 @@ class Attention(nn.Module):
         name = "dim" if out_dim is None else "out_dim"
         if inner % num_heads:
             raise ValueError(f"num_heads={num_heads} does not divide {name}={inner}")
+        check_elements(
+            f"dim={dim}, out_dim={inner}: the qkv weights, {dim} x {3 * inner}", 3 * dim * inner
+        )
         self.dim, self.out_dim = dim, inner
         self.num_heads = num_heads
         self.head_dim = inner // num_heads

@@ -21,9 +21,12 @@ same scene; 60 x 100 is the size the series uses and ships as ``data/mountains.n
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
+
+from ._checks import check_elements, describe
 
 __all__ = [
     "load_mountains",
@@ -169,6 +172,7 @@ def mountain_at_dusk(height: int = 60, width: int = 100) -> np.ndarray:
     """
     height = _check_size("height", height)
     width = _check_size("width", width)
+    check_elements(f"a picture of height={height} x width={width}", height * width)
 
     rows = np.arange(height)[:, None]
     cols = np.arange(width)[None, :]
@@ -240,6 +244,8 @@ def save_mountains(path: str | Path | None = None) -> Path:
     Returns:
         The path written.
     """
+    if path is not None and not isinstance(path, str | os.PathLike):
+        raise TypeError(f"path must be a str, a Path or None, got {describe(path)}")
     target = MOUNTAINS_PATH if path is None else Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     with target.open("wb") as handle:

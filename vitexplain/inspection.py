@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import nn
 
-from ._checks import check_dtype, check_int, check_module, check_size2, check_tensor
+from ._checks import check_bool, check_dtype, check_int, check_module, check_size2, check_tensor
 from .attention import Attention
 
 __all__ = [
@@ -40,13 +40,13 @@ def check_shape(
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a str, got {name!r}")
-    tensor = check_tensor(name, tensor)
+    tensor = check_tensor(f"tensor ({name})", tensor)
     if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence):
         raise TypeError(f"shape must be a sequence of ints, got {shape!r}")
     expected = tuple(check_int(f"shape[{i}]", size, minimum=0) for i, size in enumerate(shape))
     if tuple(tensor.shape) != expected:
         raise ValueError(f"{name} has shape {tuple(tensor.shape)}, expected {expected}")
-    if show:
+    if check_bool("show", show):
         print(f"{name:<42} {expected}")
     return tensor
 
@@ -118,13 +118,25 @@ def class_token_attention(model: nn.Module, images: torch.Tensor, block: int = -
         column, i.e. the weight the class token gives each patch token (the rest of the row, the
         weight it gives itself, is ``1 - sum``).
     """
-    images = check_dtype(
-        "images", check_tensor("images", images, ndim=4), check_module("model", model)
-    )
+    model = check_module("model", model)
+    blocks = getattr(model, "blocks", None)
+    if getattr(model, "cls_token", None) is None or not isinstance(blocks, nn.ModuleList):
+        raise TypeError(
+            f"model must be a ViT or T2TViT (a class token and blocks), got {type(model).__name__}"
+        )
+    images = check_dtype("images", check_tensor("images", images, ndim=4), model)
     block = check_int("block", block, minimum=None)
-    weights = attention_maps(model, images)
-    if not -len(weights) <= block < len(weights):
-        raise ValueError(f"block {block} does not exist: the model has {len(weights)} blocks")
+    if not -len(blocks) <= block < len(blocks):
+        raise ValueError(f"block {block} does not exist: the model has {len(blocks)} blocks")
+    # Only the blocks' attention: a T2TViT's token attentions come first and have no class token.
+    layers = [blk.attn for blk in blocks]
+    weights: list[torch.Tensor] = []
+
+    def record(layer: Attention, inputs: tuple[torch.Tensor, ...], _output: torch.Tensor) -> None:
+        weights.append(layer.attention_weights(inputs[0]))  # (B, h, N + 1, N + 1)
+
+    with torch.no_grad():
+        run_with_hooks(model, images, layers, record)
     return weights[block][:, :, 0, 1:]  # (B, h, N)
 
 
@@ -178,7 +190,10 @@ def attention_by_origin(
             f"(B, {rows * cols}) for a {rows} x {cols} grid"
         )
     if orders.dtype.is_floating_point or orders.min() < 0 or orders.max() >= rows * cols:
-        raise ValueError(f"orders must hold patch indices 0 .. {rows * cols - 1}")
+        raise ValueError(
+            f"orders must hold integer patch indices 0 .. {rows * cols - 1}, got dtype "
+            f"{orders.dtype} with values in [{orders.min().item()}, {orders.max().item()}]"
+        )
     sits = (torch.arange(rows * cols) // cols).expand_as(orders)  # (B, N): row of the position
     came = orders.long() // cols  # (B, N): row the patch came from
     cell = (sits * rows + came).flatten()  # (B*N,): index into the (rows, rows) table
@@ -209,12 +224,13 @@ def trace_shapes(
         {name: output shape}, in the order the submodules ran.
     """
     model = check_module("model", model)
+    x = check_tensor("x", x)
     if isinstance(names, str):
         raise TypeError(f"names must be a sequence of names, got the string {names!r}")
     known = dict(model.named_modules())
     missing = [name for name in names if name not in known]
     if missing:
-        raise ValueError(f"model has no submodules named {missing}")
+        raise ValueError(f"names: model has no submodules named {missing}")
     shapes: dict[str, tuple[int, ...]] = {}
 
     def recorder(name: str):  # a hook that returns None, so the output passes unchanged

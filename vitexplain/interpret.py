@@ -10,10 +10,21 @@ the principal components of the patch embedding's filters (Figure 7, left).
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 from torch import nn
 
-from ._checks import check_dtype, check_int, check_module, check_number, check_size2, check_tensor
+from ._checks import (
+    check_bool,
+    check_dtype,
+    check_elements,
+    check_int,
+    check_module,
+    check_number,
+    check_size2,
+    check_tensor,
+    describe,
+)
 from .inspection import run_with_hooks
 from .patches import patchify, unpatchify
 
@@ -28,13 +39,36 @@ __all__ = [
 
 
 def _check_maps(maps: object) -> list[torch.Tensor]:
+    """The maps as a list of (B, h, N, N) attention weights of one floating dtype (the widest
+    of theirs), each row a distribution: finite, at least 0, summing to 1."""
     if not isinstance(maps, list | tuple) or not maps:
-        raise TypeError("maps must be a non-empty list of (B, h, N, N) tensors (vx.attention_maps)")
+        raise TypeError(
+            "maps must be a non-empty list of (B, h, N, N) tensors (vx.attention_maps), got "
+            f"{describe(maps)}"
+        )
     maps = [check_tensor(f"maps[{i}]", m, ndim=4) for i, m in enumerate(maps)]
     if len({m.shape for m in maps}) != 1 or maps[0].shape[-1] != maps[0].shape[-2]:
         raise ValueError(
             f"maps must all have one shape (B, h, N, N), got {[tuple(m.shape) for m in maps]}"
         )
+    for i, m in enumerate(maps):
+        if not m.is_floating_point():
+            raise TypeError(f"maps[{i}] must hold attention weights (floats), got dtype {m.dtype}")
+    dtype = maps[0].dtype
+    for m in maps[1:]:
+        dtype = torch.promote_types(dtype, m.dtype)  # mixed float32 / float64: computed in float64
+    maps = [m.to(dtype) for m in maps]
+    tolerance = max(1e-3, 10 * torch.finfo(dtype).eps)
+    for i, m in enumerate(maps):
+        if not torch.isfinite(m).all():
+            raise ValueError(f"maps[{i}] holds NaN or infinite values")
+        if (m < 0).any() or ((m.sum(-1) - 1).abs() > tolerance).any():
+            raise ValueError(
+                f"maps[{i}] is not attention weights: each row must be >= 0 and sum to 1 (a "
+                f"softmax), got values in [{float(m.min()):.3g}, {float(m.max()):.3g}] and row "
+                f"sums in [{float(m.sum(-1).min()):.3g}, {float(m.sum(-1).max()):.3g}] -- raw "
+                "logits? apply .softmax(-1) first"
+            )
     return maps
 
 
@@ -55,6 +89,7 @@ def attention_rollout(maps: list[torch.Tensor], residual: bool = True) -> torch.
         row sums to 1. For a ViT, row 0 is the class token.
     """
     maps = _check_maps(maps)
+    residual = check_bool("residual", residual)
     n = maps[0].shape[-1]
     rollout = torch.eye(n, dtype=maps[0].dtype).expand(maps[0].shape[0], n, n)  # (B, N, N)
     for weights in maps:
@@ -99,7 +134,10 @@ def mean_attention_distance(
     patch_size = check_int("patch_size", patch_size)
     p = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
     if maps[0].shape[-1] != p + rows * cols:
-        raise ValueError(f"maps have {maps[0].shape[-1]} tokens, expected {p} + {rows} x {cols}")
+        raise ValueError(
+            f"maps have {maps[0].shape[-1]} tokens, expected num_prefix_tokens={p} + grid_size "
+            f"{rows} x {cols} = {p + rows * cols}"
+        )
     centres = _patch_centres((rows, cols), patch_size)  # (N, 2)
     distance = torch.cdist(centres, centres)  # (N, N) pixels
     out = []
@@ -108,6 +146,31 @@ def mean_attention_distance(
         w = w / w.sum(dim=-1, keepdim=True)
         out.append((w * distance).sum(-1).mean(dim=(0, 2)))  # (h,)
     return torch.stack(out)  # (depth, h)
+
+
+def _check_target(target: object, batch: int) -> torch.Tensor:
+    """Class indices (B,) as int64, from a tensor, an array or a sequence of ints."""
+    if isinstance(target, torch.Tensor):
+        tensor = target
+    elif isinstance(target, list | tuple | np.ndarray):
+        try:
+            tensor = torch.as_tensor(np.asarray(target))
+        except (TypeError, ValueError, RuntimeError):
+            raise TypeError(f"target must hold class indices, got {describe(target)}") from None
+    else:
+        raise TypeError(f"target must be a tensor of class indices (B,), got {describe(target)}")
+    if tensor.dtype.is_floating_point or tensor.dtype.is_complex or tensor.dtype == torch.bool:
+        raise TypeError(f"target must hold integer class indices, got dtype {tensor.dtype}")
+    if tensor.shape != (batch,):
+        raise ValueError(
+            f"target must have shape ({batch},): one class per image, got {tuple(tensor.shape)}"
+        )
+    if (tensor < 0).any():
+        raise ValueError(
+            f"target must hold class indices 0 .. K-1, got {int(tensor.min())} (a negative "
+            "index is not a class)"
+        )
+    return tensor.long()
 
 
 @torch.no_grad()
@@ -140,8 +203,21 @@ def occlusion_map(
     value = check_number("value", value)
     tokens = patchify(images, patch_size)  # (B, N, C*P*P), checks patch_size
     b, n, _ = tokens.shape
+    target = None if target is None else _check_target(target, b)
+    check_elements(
+        f"occluding each of the {n} patches of {b} images: {b} x {n} images of "
+        f"{images[0].numel():,} values",
+        b * n * images[0].numel(),
+        images.element_size(),
+    )
     probs = model(images).softmax(-1)  # (B, K)
-    target = probs.argmax(-1) if target is None else check_tensor("target", target, ndim=1)
+    if target is None:
+        target = probs.argmax(-1)  # (B,)
+    elif int(target.max()) >= probs.shape[-1]:
+        raise ValueError(
+            f"target holds class {int(target.max())}, but the model has {probs.shape[-1]} classes "
+            f"(0 .. {probs.shape[-1] - 1})"
+        )
     hidden = tokens[:, None].repeat(1, n, 1, 1)  # (B, N occluded copies, N, C*P*P)
     hidden[:, torch.arange(n), torch.arange(n)] = value  # copy i has patch i hidden
     occluded = unpatchify(hidden.flatten(0, 1), tuple(images.shape[-2:]), patch_size)
@@ -194,7 +270,14 @@ def embedding_components(model: nn.Module, k: int = 8) -> tuple[torch.Tensor, to
         ``(components, explained)``: components of shape (k, C, P, P), unit length, sign fixed so
         that the largest entry is positive; the share of the filters' variance each explains (k,).
     """
+    from .patches import PatchEmbed
+
     model = check_module("model", model)
+    if not isinstance(getattr(model, "patch_embed", None), PatchEmbed):
+        raise TypeError(
+            f"model must be a vitexplain ViT (with a patch_embed of linear filters), got "
+            f"{type(model).__name__}: its tokenizer has no P x P patch filters"
+        )
     weight = model.patch_embed.proj.weight.detach().double()  # (D, C*P*P)
     k = check_int("k", k)
     if k > min(weight.shape):
@@ -210,27 +293,52 @@ def embedding_components(model: nn.Module, k: int = 8) -> tuple[torch.Tensor, to
 
 
 def rank_correlation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """Spearman's rank correlation of each row of ``a`` with the same row of ``b``.
+    """Spearman's rank correlation of each picture's values in ``a`` with the same in ``b``.
+
+    The first axis counts the pictures, the rest are one picture's values: (B, M) or a map per
+    picture (B, rows, cols). A 2-D input is therefore B pictures of M values each; for one
+    picture's (rows, cols) map, pass ``a[None]`` (or the 1-D ``a.flatten()``).
 
     Args:
-        a: shape (B, M) (or any (B, ...) flattened to it).
+        a: shape (B, ...) with at least 2 values per picture, or (M,) for one picture.
         b: the same shape.
 
     Returns:
-        Tensor of shape (B,), in [-1, 1]. Ties get their average rank.
+        Tensor of shape (B,) (0-d for 1-D inputs), in [-1, 1], float64. Ties get their average
+        rank. A picture whose values are all equal has no ranking: it is refused.
     """
     a, b = check_tensor("a", a, min_ndim=1), check_tensor("b", b, min_ndim=1)
     if a.shape != b.shape:
         raise ValueError(f"a and b must have one shape, got {tuple(a.shape)} and {tuple(b.shape)}")
-    a, b = a.reshape(len(a), -1).double(), b.reshape(len(b), -1).double()
+    for name, t in (("a", a), ("b", b)):
+        if t.dtype.is_complex or t.dtype == torch.bool:
+            raise TypeError(f"{name} must hold real numbers, got dtype {t.dtype}")
+    single = a.ndim == 1
+    a, b = a.reshape(1 if single else len(a), -1), b.reshape(1 if single else len(b), -1)
+    if a.shape[1] < 2:
+        raise ValueError(
+            f"a and b need at least 2 values per picture to rank, got shape {tuple(a.shape)}"
+        )
+    a, b = a.double(), b.double()
+    for name, t in (("a", a), ("b", b)):
+        if not torch.isfinite(t).all():
+            raise ValueError(f"{name} holds NaN or infinite values, which have no rank")
+        flat = (t == t[:, :1]).all(1).nonzero().flatten().tolist()  # constant pictures
+        if flat:
+            raise ValueError(
+                f"{name}[{flat[0]}] is constant ({len(flat)} constant pictures in all): all its "
+                "values tie, so its rank correlation is undefined"
+            )
 
     def ranks(x: torch.Tensor) -> torch.Tensor:
         # equal values share their average rank: the mean of (number smaller) and
-        # (number not larger) - 1
-        below = (x[:, None, :] < x[:, :, None]).sum(-1).double()
-        not_above = (x[:, None, :] <= x[:, :, None]).sum(-1).double()
+        # (number not larger) - 1, both read off the sorted row in O(M log M)
+        ordered = x.sort(dim=1).values  # (B, M)
+        below = torch.searchsorted(ordered, x, side="left").double()
+        not_above = torch.searchsorted(ordered, x, side="right").double()
         return (below + not_above - 1) / 2  # (B, M), 0-based
 
     ra, rb = ranks(a), ranks(b)
     ra, rb = ra - ra.mean(1, keepdim=True), rb - rb.mean(1, keepdim=True)
-    return (ra * rb).sum(1) / (ra.norm(dim=1) * rb.norm(dim=1))
+    rho = (ra * rb).sum(1) / (ra.norm(dim=1) * rb.norm(dim=1))  # (B,)
+    return rho[0] if single else rho

@@ -12,7 +12,15 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from ._checks import check_int, check_number, check_size2, check_tensor
+from ._checks import (
+    check_dtype,
+    check_elements,
+    check_image_batch,
+    check_int,
+    check_number,
+    check_size2,
+    check_tensor,
+)
 from .position import embedding_similarity
 from .training import fit
 from .vit import ViT
@@ -53,11 +61,14 @@ def position_targets(
     """
     rows, cols = check_size2("grid_size", grid_size)
     sigma = check_number("sigma", sigma, minimum=0)
+    check_elements(f"targets of grid_size {rows} x {cols}", rows * cols * max(rows, cols))
     r, c = _grid_coordinates(rows, cols)  # (N,) each
     targets = []
     for where, size in ((r, rows), (c, cols)):
         offset = (torch.arange(size)[None] - where[:, None]).double()  # (N, size)
-        if sigma == 0:
+        # exp(-1 / (2 sigma^2)) < exp(-500) rounds to 0 in float32: exactly one-hot, and
+        # computed so (1 / sigma^2 would overflow for a sigma such as 1e-200)
+        if sigma**2 < 1e-3:
             targets.append((offset == 0).float())
         else:
             targets.append(torch.softmax(-(offset**2) / (2 * sigma**2), dim=1).float())
@@ -76,6 +87,12 @@ def token_position_logits(model: ViT, images: torch.Tensor) -> torch.Tensor:
     """
     if not isinstance(model, ViT):
         raise TypeError(f"model must be a vitexplain ViT, got {type(model).__name__}")
+    images = check_tensor("images", images, ndim=4)
+    images = check_dtype(
+        "images",
+        check_image_batch(images, model.patch_embed.in_chans, model.patch_embed.img_size, "images"),
+        model,
+    )
     return model.head(model.forward_features(images)[:, 1:])  # (B, N, rows + cols)
 
 
@@ -160,7 +177,11 @@ def grid_neighbours(grid_size: int | tuple[int, int]) -> torch.Tensor:
         Bool tensor of shape (N, N), N = rows * cols, row-major: True where patches a and b are
         one step apart along a row or a column.
     """
-    r, c = _grid_coordinates(*check_size2("grid_size", grid_size))  # (N,) each
+    rows, cols = check_size2("grid_size", grid_size)
+    check_elements(
+        f"the neighbours of grid_size {rows} x {cols}: {rows * cols} squared", (rows * cols) ** 2
+    )
+    r, c = _grid_coordinates(rows, cols)  # (N,) each
     steps = (r[:, None] - r[None]).abs() + (c[:, None] - c[None]).abs()  # (N, N) city-block
     return steps == 1
 
@@ -188,8 +209,8 @@ def grid_similarity(
     prefix = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
     if table.ndim != 2 or table.shape[0] != prefix + rows * cols:
         raise ValueError(
-            f"table must have shape ({prefix + rows * cols}, D) for {prefix} prefix tokens and a "
-            f"{rows} x {cols} grid, got shape {tuple(table.shape)}"
+            f"table must have shape ({prefix + rows * cols}, D) for num_prefix_tokens={prefix} "
+            f"and grid_size {rows} x {cols}, got shape {tuple(table.shape)}"
         )
     sim = embedding_similarity(table[prefix:].detach().float())  # (N, N)
     return sim.reshape(rows, cols, rows, cols)
@@ -201,8 +222,18 @@ def _check_similarity(similarity: object) -> tuple[torch.Tensor, torch.Tensor, t
     rows, cols = similarity.shape[:2]
     if similarity.shape[2:] != (rows, cols):
         raise ValueError(f"similarity must have shape (H, W, H, W), got {tuple(similarity.shape)}")
+    if not similarity.is_floating_point():
+        raise TypeError(f"similarity must hold floats, got dtype {similarity.dtype}")
+    if not torch.isfinite(similarity).all():
+        raise ValueError("similarity holds NaN or infinite values")
     near = grid_neighbours((rows, cols))  # (N, N)
     far = ~near & ~torch.eye(rows * cols, dtype=torch.bool)  # (N, N): neither itself nor near
+    if not far.any(1).all() or not near.any(1).all():
+        raise ValueError(
+            f"similarity is of a {rows} x {cols} grid, where some patch has no "
+            f"{'other patch that is not a neighbour' if near.any(1).all() else 'neighbour'} "
+            "to compare with: the grid needs at least 2 x 2 or 1 x 4 patches"
+        )
     return similarity.reshape(rows * cols, rows * cols).double(), near, far
 
 
@@ -220,6 +251,7 @@ def neighbour_wins(similarity: torch.Tensor, margin: float = 1e-3) -> torch.Tens
         ``margin``.
     """
     sim, near, far = _check_similarity(similarity)
+    margin = check_number("margin", margin, minimum=0)
     rows, cols = similarity.shape[:2]
     best_near = sim.masked_fill(~near, -torch.inf).amax(1)  # (N,)
     best_far = sim.masked_fill(~far, -torch.inf).amax(1)  # (N,)

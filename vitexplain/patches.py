@@ -74,8 +74,8 @@ def unpatchify(
     n, length = tokens.shape[1:]
     if n != rows * cols:
         raise ValueError(
-            f"{n} tokens do not match a {rows} x {cols} grid of {patch_size}-pixel patches "
-            f"of a {height} x {width} image"
+            f"tokens holds {n} tokens, but img_size {height} x {width} cut into "
+            f"{patch_size}-pixel patches makes a {rows} x {cols} grid of {rows * cols}"
         )
     if length % (patch_size * patch_size):
         raise ValueError(
@@ -206,6 +206,12 @@ def one_hot_patch_kernels(in_chans: int, patch_size: int) -> torch.Tensor:
     in_chans = check_int("in_chans", in_chans)
     patch_size = check_int("patch_size", patch_size)
     length = in_chans * patch_size * patch_size
+    check_elements(
+        f"in_chans={in_chans} x patch_size={patch_size}**2 = {length:,} one-hot kernels of "
+        f"{length:,} values each",
+        length * length,
+        4,
+    )
     return torch.eye(length).view(length, in_chans, patch_size, patch_size)  # (C*P*P, C, P, P)
 
 

@@ -14,7 +14,14 @@ import torch
 import torch.nn.functional as F
 from einops import rearrange
 
-from ._checks import check_elements, check_int, check_number, check_size2, check_tensor
+from ._checks import (
+    check_bool,
+    check_elements,
+    check_int,
+    check_number,
+    check_size2,
+    check_tensor,
+)
 
 __all__ = [
     "clock_frequencies",
@@ -94,6 +101,7 @@ def relative_rotation(offset: float, dim: int, base: float = 10000.0) -> torch.T
         raise ValueError(f"dim must be even for the rotation identity, got {dim}")
     base = check_number("base", base, minimum=1, inclusive=False)
     offset = check_number("offset", offset)
+    check_elements(f"a rotation of dim={dim} x dim={dim}", dim * dim)
     angle = offset * _frequencies(dim, base)[::2]  # (D/2,)
     cos, sin = torch.cos(angle), torch.sin(angle)
     rows = [torch.stack([cos, sin], -1), torch.stack([-sin, cos], -1)]  # two (D/2, 2) rows
@@ -168,13 +176,27 @@ def resize_pos_embed(
         )
     (h, w), (nh, nw) = check_size2("old_grid", old_grid), check_size2("new_grid", new_grid)
     num_prefix_tokens = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
-    if not isinstance(antialias, bool):
-        raise TypeError(f"antialias must be a bool, got {antialias!r}")
+    antialias = check_bool("antialias", antialias)
+    if not pos_embed.is_floating_point():
+        raise TypeError(
+            f"pos_embed must hold floats to be interpolated, got dtype {pos_embed.dtype}"
+        )
     table = pos_embed.reshape(-1, pos_embed.shape[-1])  # (N, D)
     if table.shape[0] != num_prefix_tokens + h * w:
-        raise ValueError(
-            f"pos_embed holds {table.shape[0]} tokens, expected {num_prefix_tokens} + {h} x {w}"
+        extra = table.shape[0] - h * w
+        hint = (
+            f"; if its first {extra} rows are prefix tokens (the class token), pass "
+            f"num_prefix_tokens={extra}"
+            if extra > 0
+            else ""
         )
+        raise ValueError(
+            f"pos_embed holds {table.shape[0]} tokens, expected num_prefix_tokens="
+            f"{num_prefix_tokens} + old_grid {h} x {w} = {num_prefix_tokens + h * w}{hint}"
+        )
+    check_elements(
+        f"a new_grid of {nh} x {nw} tokens x {table.shape[1]} dimensions", nh * nw * table.shape[1]
+    )
     prefix, grid = table[:num_prefix_tokens], table[num_prefix_tokens:]
     grid = rearrange(grid, "(h w) d -> 1 d h w", h=h)  # the grid as a D-channel image
     grid = F.interpolate(grid, size=(nh, nw), mode="bicubic", antialias=antialias)
@@ -232,6 +254,23 @@ def embedding_similarity(table: torch.Tensor) -> torch.Tensor:
         Tensor of shape (N, N), computed in float64 and returned in the table's dtype.
     """
     table = check_tensor("table", table, ndim=2)
+    if table.shape[0] == 0 or table.shape[1] == 0:
+        raise ValueError(
+            f"table must have at least one row and one column, got {tuple(table.shape)}"
+        )
+    if not table.is_floating_point():
+        raise TypeError(f"table must hold floats, got dtype {table.dtype}")
+    check_elements(
+        f"the similarity of the table's {table.shape[0]} rows with each other", table.shape[0] ** 2
+    )
+    zero = (table == 0).all(1).nonzero().flatten().tolist()
+    if zero:
+        raise ValueError(
+            f"table row {zero[0]} is all zeros ({len(zero)} such rows): a zero vector has no "
+            "direction, so its cosine similarity is undefined"
+        )
+    if not torch.isfinite(table).all():
+        raise ValueError("table holds NaN or infinite values")
     unit = F.normalize(table.double(), dim=1)  # (N, D), rows of length 1
     return (unit @ unit.T).to(table.dtype)  # (N, N)
 
@@ -252,6 +291,10 @@ def toeplitz_error(matrix: torch.Tensor) -> float:
     n = matrix.shape[0]
     if matrix.shape[1] != n:
         raise ValueError(f"matrix must be square, got shape {tuple(matrix.shape)}")
+    if n == 0:
+        raise ValueError("matrix is empty (0 x 0): it has no diagonal to compare")
+    if matrix.dtype == torch.bool or matrix.dtype.is_complex:
+        raise TypeError(f"matrix must hold real numbers, got dtype {matrix.dtype}")
     a, b = torch.meshgrid(torch.arange(n), torch.arange(n), indexing="ij")  # (N, N) each
     start = torch.minimum(a, b)  # steps back to the first row or column of the diagonal
     first = matrix[a - start, b - start]  # (N, N): the first entry of each entry's diagonal

@@ -18,7 +18,14 @@ import torch.nn.functional as F
 from einops import rearrange
 from torch import nn
 
-from ._checks import check_int, check_size2, check_tensor
+from ._checks import (
+    check_elements,
+    check_int,
+    check_number,
+    check_same_dtype,
+    check_size2,
+    check_tensor,
+)
 
 __all__ = [
     "AbsPosEmb1D",
@@ -42,6 +49,7 @@ def relative_index(length: int) -> torch.Tensor:
         LongTensor of shape (L, L) with values in 0 .. 2L - 2.
     """
     length = check_int("length", length)
+    check_elements(f"an index of length={length} x {length}", length * length)
     pos = torch.arange(length)
     return pos[None, :] - pos[:, None] + length - 1  # (L, L)
 
@@ -149,6 +157,7 @@ def attention_with_position(
     """
     named = {"q": q, "k": k, "v": v, "position_logits": position_logits}
     q, k, v, position_logits = (check_tensor(name, t, min_ndim=2) for name, t in named.items())
+    check_same_dtype(q=q, k=k, v=v, position_logits=position_logits)
     shapes = ", ".join(f"{name} {tuple(t.shape)}" for name, t in named.items())
     if q.shape[-1] != k.shape[-1] or v.shape[-2] != k.shape[-2]:
         raise ValueError(f"q and k must share d, k and v the number of keys; got {shapes}")
@@ -156,7 +165,7 @@ def attention_with_position(
         raise ValueError(
             f"position_logits must end with (N, N) = {(q.shape[-2], k.shape[-2])}; got {shapes}"
         )
-    scale = q.shape[-1] ** -0.5 if scale is None else scale
+    scale = q.shape[-1] ** -0.5 if scale is None else check_number("scale", scale)
     logits = (q @ k.transpose(-2, -1) + position_logits) * scale  # (..., N, N)
     weights = logits.softmax(dim=-1)  # (..., N, N)
     return weights @ v, weights  # (..., N, d_v), (..., N, N)
@@ -191,6 +200,7 @@ class AbsPosEmb1D(nn.Module):
         super().__init__()
         self.tokens = check_int("tokens", tokens)
         self.dim_head = check_int("dim_head", dim_head)
+        check_elements(f"a table of tokens={tokens} x dim_head={dim_head}", tokens * dim_head, 4)
         self.abs_pos_emb = _init_table(self.tokens, self.dim_head)  # (L, d)
 
     def forward(self, q: torch.Tensor) -> torch.Tensor:
@@ -220,6 +230,12 @@ class RelPosEmb1D(nn.Module):
         self.dim_head = check_int("dim_head", dim_head)
         self.heads = None if heads is None else check_int("heads", heads)
         shape = (2 * self.tokens - 1, self.dim_head)
+        check_elements(
+            f"tables of 2 * tokens - 1 = {shape[0]} offsets x dim_head={self.dim_head} x "
+            f"heads={self.heads or 1}",
+            shape[0] * shape[1] * (self.heads or 1),
+            4,
+        )
         self.rel_pos_emb = _init_table(*((self.heads, *shape) if self.heads else shape))
 
     def forward(self, q: torch.Tensor) -> torch.Tensor:
@@ -301,6 +317,7 @@ def grid_offsets(grid_size: int | tuple[int, int], index: int) -> tuple[torch.Te
         table at ``row_offsets + H - 1`` and its column table at ``col_offsets + W - 1``.
     """
     rows, cols = check_size2("grid_size", grid_size)
+    check_elements(f"offsets of grid_size {rows} x {cols}", rows * cols)
     index = check_int("index", index, minimum=0)
     if index >= rows * cols:
         raise ValueError(

@@ -12,7 +12,14 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ._checks import check_divides, check_image, check_int, check_number
+from ._checks import (
+    check_bool,
+    check_divides,
+    check_elements,
+    check_image,
+    check_int,
+    check_number,
+)
 from .data import load_mountains
 from .patches import patchify, scramble_patches, unpatchify
 
@@ -103,10 +110,12 @@ def make_scramble_dataset(
     patch_size = check_int("patch_size", patch_size)
     max_shift = check_int("max_shift", max_shift, minimum=0)
     noise = check_number("noise", noise, minimum=0.0)
+    return_orders = check_bool("return_orders", return_orders)
     picture = load_mountains() if image is None else check_image("image", image)
     height, width = picture.shape
     check_divides("patch_size", patch_size, height, width)
     num_patches = (height // patch_size) * (width // patch_size)
+    check_elements(f"n={n} pictures of {height} x {width} pixels", n * height * width)
     if num_patches < 2:
         raise ValueError(
             f"a {height} x {width} image has {num_patches} patch of side {patch_size}: "

@@ -19,10 +19,17 @@ import torch
 from einops import rearrange
 from torch import nn
 
-from ._checks import check_dtype, check_image_batch, check_int, check_size2
+from ._checks import (
+    check_dtype,
+    check_elements,
+    check_image_batch,
+    check_int,
+    check_size2,
+    describe,
+)
 from .attention import Attention
 from .unfold import count_tokens
-from .vit import Mlp, TransformerBackbone, mlp_hidden
+from .vit import Mlp, TransformerBackbone, check_backbone, mlp_hidden
 
 __all__ = [
     "soft_split",
@@ -89,6 +96,7 @@ class TokenTransformer(nn.Module):
         qk_scale: float | None = None,
     ) -> None:
         super().__init__()
+        dim, out_dim = check_int("dim", dim), check_int("out_dim", out_dim)
         self.norm1 = nn.LayerNorm(dim)
         self.attn = TokenAttention(dim, out_dim, num_heads, qkv_bias, qk_scale)
         self.norm2 = nn.LayerNorm(out_dim)
@@ -143,18 +151,40 @@ class T2TModule(nn.Module):
         super().__init__()
         self.img_size = check_size2("img_size", img_size)
         self.in_chans = check_int("in_chans", in_chans)
+        embed_dim = check_int("embed_dim", embed_dim)
         token_dim = check_int("token_dim", token_dim)
+        if not isinstance(softsplit_kernels, list | tuple):
+            raise TypeError(
+                "softsplit_kernels must be three kernel sizes such as (7, 3, 3), got "
+                f"{describe(softsplit_kernels)}"
+            )
         if len(softsplit_kernels) != 3:
             raise ValueError(
                 f"softsplit_kernels must hold three kernel sizes, got {softsplit_kernels!r}"
             )
-        k0, k1, k2 = (check_int("softsplit_kernels", k) for k in softsplit_kernels)
+        k0, k1, k2 = (
+            check_int(f"softsplit_kernels[{i}]", k) for i, k in enumerate(softsplit_kernels)
+        )
         # Grid after each split, checked now so that an impossible split fails at construction.
         self.grid_sizes = []
         h, w = self.img_size
-        for k in (k0, k1, k2):
-            h, w, _ = count_tokens(h, w, k, math.ceil(k / 2), math.ceil(k / 4))
+        for split, k in enumerate((k0, k1, k2)):
+            try:
+                h, w, _ = count_tokens(h, w, k, math.ceil(k / 2), math.ceil(k / 4))
+            except ValueError as error:
+                raise ValueError(
+                    f"img_size {self.img_size} does not fit softsplit_kernels "
+                    f"{tuple(softsplit_kernels)}: soft split {split} meets a {h} x {w} grid: "
+                    f"{error}"
+                ) from None
             self.grid_sizes.append((h, w))
+        weights = 3 * token_dim * (in_chans * k0 * k0 + token_dim * k1 * k1)  # token attentions
+        check_elements(
+            f"token_dim={token_dim} and embed_dim={embed_dim} with softsplit_kernels "
+            f"{tuple(softsplit_kernels)}: the token transformers' and the projection's weights",
+            weights + token_dim * k2 * k2 * embed_dim,
+            4,
+        )
         self.num_tokens = h * w
         self.soft_split0 = soft_split(k0)
         self.soft_split1 = soft_split(k1)
@@ -213,6 +243,7 @@ class T2TViT(TransformerBackbone):
         qkv_bias: bool = False,
         qk_scale: float | None = None,
     ) -> None:
+        check_backbone(num_classes, embed_dim, depth, mlp_ratio)  # before the tokenizer
         tokens_to_token = T2TModule(img_size, in_chans, embed_dim, token_dim, softsplit_kernels)
         super().__init__(
             num_tokens=tokens_to_token.num_tokens,

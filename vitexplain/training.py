@@ -114,9 +114,33 @@ def fit(
         weight_decay: AdamW's decoupled weight decay (0: Adam's steps exactly).
         seed: seed of the shuffling.
 
-    Yields:
-        The mean training loss of each epoch, after the epoch.
+    Returns:
+        An iterator over the epochs: it runs one epoch per step and yields the epoch's mean
+        training loss.
     """
+    # Checked here, at the call: a generator's own body would run only at the first next().
+    model = check_module("model", model)
+    n = check_int("n", n)
+    if not callable(batch_loss):
+        raise TypeError(f"batch_loss must be a function of the batch indices, got {batch_loss!r}")
+    epochs, batch_size = check_int("epochs", epochs), check_int("batch_size", batch_size)
+    lr = check_number("lr", lr, minimum=0.0, inclusive=False)
+    weight_decay = check_number("weight_decay", weight_decay, minimum=0.0)
+    seed = check_int("seed", seed, minimum=0)
+    return _fit_epochs(model, n, batch_loss, epochs, batch_size, lr, weight_decay, seed)
+
+
+def _fit_epochs(
+    model: nn.Module,
+    n: int,
+    batch_loss: Callable[[torch.Tensor], torch.Tensor],
+    epochs: int,
+    batch_size: int,
+    lr: float,
+    weight_decay: float,
+    seed: int,
+) -> Iterator[float]:
+    """The loop of :func:`fit`, on checked arguments."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     generator = torch.Generator().manual_seed(seed)
     for _ in range(epochs):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ._checks import check_dtype, check_int, check_number, check_tensor
+from ._checks import check_dtype, check_elements, check_int, check_number, check_tensor
 from .attention import Attention
 from .patches import PatchEmbed
 from .position import sinusoid_encoding
@@ -42,6 +42,12 @@ class Mlp(nn.Module):
         out_features = in_features if out_features is None else out_features
         hidden_features = check_int("hidden_features", hidden_features)
         out_features = check_int("out_features", out_features)
+        check_elements(
+            f"in_features={in_features}, hidden_features={hidden_features}, "
+            f"out_features={out_features}: the two weight matrices",
+            hidden_features * (in_features + out_features),
+            4,
+        )
         self.fc1 = nn.Linear(in_features, hidden_features)
         self.act = nn.GELU()
         self.fc2 = nn.Linear(hidden_features, out_features)
@@ -125,6 +131,30 @@ def init_weights(module: nn.Module) -> None:
         nn.init.zeros_(module.bias)
 
 
+def check_backbone(
+    num_classes: int, embed_dim: int, depth: int, mlp_ratio: float
+) -> tuple[int, int, int]:
+    """``(num_classes, embed_dim, depth)`` checked, and the blocks' weights within the size limit.
+
+    Called by the models before their tokenizer is built, so that a typo such as
+    ``embed_dim=10**6`` is refused at once, with its cost, before anything is allocated.
+    """
+    num_classes = check_int("num_classes", num_classes)
+    embed_dim = check_int("embed_dim", embed_dim)
+    depth = check_int("depth", depth, minimum=0)
+    hidden = mlp_hidden(embed_dim, mlp_ratio)
+    check_elements(
+        f"embed_dim={embed_dim} (mlp_ratio={mlp_ratio}): each of the {depth} blocks holds "
+        f"{embed_dim} x {3 * embed_dim} qkv and {embed_dim} x {hidden} MLP weights",
+        depth * embed_dim * (4 * embed_dim + 2 * hidden),
+        4,
+    )
+    check_elements(
+        f"num_classes={num_classes} x embed_dim={embed_dim} head", num_classes * embed_dim, 4
+    )
+    return num_classes, embed_dim, depth
+
+
 class TransformerBackbone(nn.Module):
     """What ViT and T2T-ViT share after tokenization: class token, position, blocks, norm, head.
 
@@ -160,9 +190,7 @@ class TransformerBackbone(nn.Module):
         pos_embed: str = "sincos",
     ) -> None:
         super().__init__()
-        num_classes = check_int("num_classes", num_classes)
-        embed_dim = check_int("embed_dim", embed_dim)
-        depth = check_int("depth", depth, minimum=0)
+        num_classes, embed_dim, depth = check_backbone(num_classes, embed_dim, depth, mlp_ratio)
         if pos_embed not in _POS_EMBED_KINDS:
             raise ValueError(f"pos_embed must be one of {_POS_EMBED_KINDS}, got {pos_embed!r}")
         self.num_tokens = num_tokens
@@ -253,6 +281,7 @@ class ViT(TransformerBackbone):
         qk_scale: float | None = None,
         pos_embed: str = "sincos",
     ) -> None:
+        check_backbone(num_classes, embed_dim, depth, mlp_ratio)  # before the tokenizer
         patch_embed = PatchEmbed(img_size, patch_size, in_chans, embed_dim)
         super().__init__(
             num_tokens=patch_embed.num_tokens,

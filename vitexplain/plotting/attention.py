@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from .._checks import check_int
+from .._checks import check_array, check_int
 from ..patches import scramble_patches
 from .core import (
     ATTENTION_CMAP,
@@ -151,7 +151,9 @@ def show_scrambled_patches(
         The figure, with two axes.
     """
 
-    image = _as_array(image)
+    image = check_array("image", image, ndim=2)
+    if isinstance(titles, str) or len(titles) != 2:
+        raise ValueError(f"titles must be two titles (original, scrambled), got {titles!r}")
     scrambled = scramble_patches(image, patch_size, order)  # (H, W); validates order
     fig, (left, right) = axes_grid(2, 2, figsize)
     show_patch_grid(image, patch_size, ax=left, title=titles[0])

@@ -9,6 +9,8 @@ import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from .._checks import check_array, check_number
+
 __all__ = [
     "annotate_cells",
     "ATTENTION_CMAP",
@@ -90,9 +92,10 @@ def show_image(
     Returns:
         The figure.
     """
-    image = _as_array(image)
+    image = check_array("image", image)
     if image.ndim != 2:
         raise ValueError(f"image must have shape (H, W), got shape {image.shape}")
+    vmin, vmax = check_number("vmin", vmin), check_number("vmax", vmax)
     fig, ax = new_axes(ax, figsize)
     im = ax.imshow(image, cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest")
     ax.set_xlabel("column (pixels)")
@@ -139,12 +142,14 @@ def show_matrix(
     Returns:
         The figure.
     """
-    matrix = _as_array(matrix)
+    matrix = check_array("matrix", matrix)
     if matrix.ndim != 2:
         raise ValueError(f"matrix must have 2 dimensions, got shape {matrix.shape}")
+    if not isinstance(fmt, str):
+        raise TypeError(f"fmt must be a format string such as '{{:.2f}}', got {fmt!r}")
+    vmin = float(np.nanmin(matrix)) if vmin is None else check_number("vmin", vmin)
+    vmax = float(np.nanmax(matrix)) if vmax is None else check_number("vmax", vmax)
     fig, ax = new_axes(ax, figsize)
-    vmin = float(matrix.min()) if vmin is None else vmin
-    vmax = float(matrix.max()) if vmax is None else vmax
     im = ax.imshow(matrix, cmap=cmap, vmin=vmin, vmax=vmax, aspect=aspect, interpolation="nearest")
     if annotate:
         annotate_cells(ax, matrix, fmt=fmt, cmap=cmap, vmin=vmin, vmax=vmax, fontsize=9)
@@ -172,6 +177,9 @@ def show_embedding(table, ax: Axes | None = None, title: str | None = None, **kw
     Returns:
         The figure.
     """
+    table = check_array("table", table)
+    if table.ndim != 2:
+        raise ValueError(f"table must have shape (N, D), got shape {table.shape}")
     options = {
         "cmap": EMBEDDING_CMAP,
         "vmin": -1.0,

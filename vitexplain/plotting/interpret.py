@@ -8,6 +8,15 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
+from .._checks import (
+    check_array,
+    check_index,
+    check_int,
+    check_number,
+    check_size2,
+    check_str,
+    describe,
+)
 from .core import (
     ATTENTION_CMAP,
     EMBEDDING_CMAP,
@@ -25,6 +34,33 @@ __all__ = [
     "show_looks_and_uses",
     "show_vit_figure7",
 ]
+
+
+def _pictures(name: str, images: object, count: int | None = None, counted: str = "") -> np.ndarray:
+    """Pictures (n, H, W) from (n, H, W) or (n, 1, H, W), ``count`` of them (one per entry of
+    the argument named ``counted``) when given."""
+    images = check_array(name, images, ndim=(3, 4))
+    if images.ndim == 4:
+        if images.shape[1] != 1:
+            raise ValueError(
+                f"{name} must be grey pictures (n, H, W) or (n, 1, H, W), got shape {images.shape}"
+            )
+        images = images[:, 0]
+    if count is not None and len(images) != count:
+        raise ValueError(
+            f"{name} holds {len(images)} pictures, but {counted} has {count} entries: one each"
+        )
+    return images  # (n, H, W)
+
+
+def _labels(name: str, values: object, count: int) -> list:
+    """``count`` labels (ints or strs) from a sequence, array or tensor."""
+    if isinstance(values, str) or not hasattr(values, "__len__"):
+        raise TypeError(f"{name} must be a sequence of {count} labels, got {describe(values)}")
+    values = list(_as_array(values)) if not isinstance(values, list | tuple) else list(values)
+    if len(values) != count:
+        raise ValueError(f"{name} has {len(values)} entries for {count} pictures")
+    return values
 
 
 def _bare(ax) -> None:
@@ -46,7 +82,11 @@ def show_digits(
     Returns:
         The figure: one small axes per picture, titled "label" or "label -> prediction".
     """
-    images = _as_array(images).reshape(len(labels), *np.shape(images)[-2:])
+    images = _pictures("images", images)  # (n, H, W)
+    labels = _labels("labels", labels, len(images))
+    if predictions is not None:
+        predictions = _labels("predictions", predictions, len(images))
+    ncols = check_int("ncols", ncols)
     fig, axes = axes_grid(
         len(images), ncols, (1.0 * min(ncols, len(images)), 1.2 * -(-len(images) // ncols))
     )
@@ -58,25 +98,55 @@ def show_digits(
     return fig
 
 
-def show_class_token_maps(image, maps: torch.Tensor, grid_size: tuple[int, int]) -> Figure:
+def show_class_token_maps(
+    image, maps: torch.Tensor | Sequence[torch.Tensor], grid_size: tuple[int, int]
+) -> Figure:
     """Where the class token looks in every block and head, for one picture.
 
     Args:
-        image: shape (H, W), the picture.
-        maps: shape (depth, h, N, N) with the class token first (the picture's attention maps).
-        grid_size: (rows, cols) of the patch grid.
+        image: shape (H, W) (or (1, H, W)), the picture.
+        maps: shape (depth, h, N, N) with the class token first (the picture's attention maps),
+            or the list :func:`vitexplain.attention_maps` returns for this one picture: depth
+            tensors (1, h, N, N) (or (h, N, N)).
+        grid_size: (rows, cols) of the patch grid, rows * cols = N - 1.
 
     Returns:
         The figure: the picture, then a depth x h grid of the class token's weights on the
         patches (one colour scale from 0, bright = large).
     """
-    maps = _as_array(maps)
-    depth, heads = maps.shape[:2]
-    cls = maps[:, :, 0, 1:].reshape(depth, heads, *grid_size)  # (depth, h, rows, cols)
+    if isinstance(maps, list | tuple):
+        if not maps:
+            raise ValueError("maps is an empty list: give one (h, N, N) map per block")
+        layers = [check_array(f"maps[{i}]", m, ndim=(3, 4)) for i, m in enumerate(maps)]
+        for i, layer in enumerate(layers):
+            if layer.ndim == 4 and layer.shape[0] != 1:
+                raise ValueError(
+                    f"maps[{i}] holds {layer.shape[0]} pictures (shape {layer.shape}); the figure "
+                    "is of one picture: pass [m[j:j + 1] for m in maps] for picture j"
+                )
+        layers = [layer[0] if layer.ndim == 4 else layer for layer in layers]
+        if len({layer.shape for layer in layers}) != 1:
+            raise ValueError(f"maps must share one shape, got {[m.shape for m in layers]}")
+        maps = np.stack(layers)  # (depth, h, N, N)
+    else:
+        maps = check_array("maps", maps, ndim=4)
+    rows, cols = check_size2("grid_size", grid_size)
+    depth, heads, n, n2 = maps.shape
+    if n != n2 or n != 1 + rows * cols:
+        raise ValueError(
+            f"maps must have shape (depth, h, N, N) with N = 1 + {rows} x {cols} (class token "
+            f"and grid_size patches), got {maps.shape}"
+        )
+    image = check_array("image", image, ndim=(2, 3))
+    if image.ndim == 3:
+        if image.shape[0] != 1:
+            raise ValueError(f"image must have shape (H, W) or (1, H, W), got {image.shape}")
+        image = image[0]
+    cls = maps[:, :, 0, 1:].reshape(depth, heads, rows, cols)  # (depth, h, rows, cols)
     fig = Figure(figsize=(1.3 * (heads + 1) + 0.6, 1.3 * depth), layout="constrained")
     grid = fig.add_gridspec(depth, heads + 1)
     ax = fig.add_subplot(grid[:, 0])
-    ax.imshow(_as_array(image), cmap="gray_r", vmin=0, vmax=1, interpolation="nearest")
+    ax.imshow(image, cmap="gray_r", vmin=0, vmax=1, interpolation="nearest")
     ax.set_title("picture", fontsize=9)
     _bare(ax)
     vmax = float(cls.max())
@@ -106,9 +176,21 @@ def show_looks_and_uses(images, rollout, occlusion, titles: Sequence[str]) -> Fi
         The figure: three rows (picture, rollout, occlusion) of k panels; rollout in the
         attention colours, occlusion diverging around 0 (red: the answer needs the patch).
     """
-    images, rollout, occlusion = (_as_array(a) for a in (images, rollout, occlusion))
+    if isinstance(titles, str) or not isinstance(titles, Sequence) or not titles:
+        raise TypeError(f"titles must be a non-empty sequence of str, got {describe(titles)}")
+    titles = [check_str(f"titles[{i}]", t) for i, t in enumerate(titles)]
     k = len(titles)
-    images = images.reshape(k, *images.shape[-2:])
+    images = _pictures("images", images, k, "titles")
+    rollout = check_array("rollout", rollout, ndim=3)
+    occlusion = check_array("occlusion", occlusion, ndim=3)
+    for name, maps in (("rollout", rollout), ("occlusion", occlusion)):
+        if len(maps) != k:
+            raise ValueError(f"{name} holds {len(maps)} maps for {k} titles: one each")
+    if rollout.shape != occlusion.shape:
+        raise ValueError(
+            f"rollout and occlusion must have one shape (k, rows, cols), got {rollout.shape} "
+            f"and {occlusion.shape}"
+        )
     fig, axes = axes_grid(3 * k, k, (1.5 * k + 1.2, 4.8))
     span = float(np.abs(occlusion).max()) or 1.0
     for i in range(k):
@@ -138,8 +220,14 @@ def show_logit_lens(probabilities, label: int) -> Figure:
     """
     from matplotlib.patches import Rectangle
 
-    probs = _as_array(probabilities)
+    probs = check_array("probabilities", probabilities)
+    if probs.ndim != 2:
+        hint = ": pass one picture's, probabilities[i]" if probs.ndim == 3 else ""
+        raise ValueError(
+            f"probabilities must have shape (depth, K), one picture's, got {probs.shape}{hint}"
+        )
     depth, classes = probs.shape
+    label = check_index("label", label, classes, "classes")
     fig = Figure(figsize=(5.5, 0.5 * depth + 1.2), layout="constrained")
     ax = fig.add_subplot()
     im = ax.imshow(probs, cmap=PICTURE_CMAP, vmin=0, vmax=1, aspect="auto")
@@ -166,8 +254,15 @@ def show_vit_figure7(
     Returns:
         The figure: left the components, centre the similarity mosaic, right distance vs depth.
     """
-    components, explained, distances = (_as_array(a) for a in (components, explained, distances))
+    components = check_array("components", components, ndim=4)
+    explained = check_array("explained", explained, ndim=1)
+    distances = check_array("distances", distances, ndim=2)
+    uniform_distance = check_number("uniform_distance", uniform_distance, minimum=0)
     k = len(components)
+    if len(explained) != k or k == 0:
+        raise ValueError(
+            f"explained must hold one share per component, got {len(explained)} for {k}"
+        )
     fig = Figure(figsize=(11, 3.4), layout="constrained")
     outer = fig.add_gridspec(1, 3, width_ratios=[1.1, 1.1, 1.2])
     left = outer[0].subgridspec(2, -(-k // 2))

@@ -8,8 +8,8 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from .._checks import check_int
-from .core import SIMILARITY_CMAP, _as_array
+from .._checks import check_array, check_int, describe
+from .core import SIMILARITY_CMAP
 
 __all__ = ["position_similarity_mosaic", "show_position_similarity"]
 
@@ -25,7 +25,7 @@ def position_similarity_mosaic(similarity: np.ndarray | torch.Tensor, gap: int =
         float64 array of shape (H * (H + gap) - gap, W * (W + gap) - gap): tile (r, c) is the
         map of patch (r, c), at rows r * (H + gap) ... and columns c * (W + gap) ....
     """
-    sim = _as_array(similarity).astype(np.float64)
+    sim = check_array("similarity", similarity).astype(np.float64)
     if sim.ndim != 4 or sim.shape[2:] != sim.shape[:2]:
         raise ValueError(f"similarity must have shape (H, W, H, W), got {sim.shape}")
     gap = check_int("gap", gap, minimum=0)
@@ -58,7 +58,11 @@ def show_position_similarity(
     Returns:
         The figure: one panel per entry, a diverging map with limits -1..1 and one colour bar.
     """
-    maps = [_as_array(s) for s in similarities]
+    if isinstance(similarities, str) or not isinstance(similarities, Sequence):
+        raise TypeError(
+            f"similarities must be a sequence of (H, W, H, W) arrays, got {describe(similarities)}"
+        )
+    maps = [check_array(f"similarities[{i}]", s, ndim=4) for i, s in enumerate(similarities)]
     if not maps or len(titles) != len(maps) or len({m.shape for m in maps}) != 1:
         raise ValueError(
             "similarities must be one or more arrays of one shape with one title each, got "

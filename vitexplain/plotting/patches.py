@@ -9,11 +9,10 @@ import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .._checks import check_divides, check_image, check_int
+from .._checks import check_array, check_divides, check_image, check_int
 from ..patches import patchify
 from .core import (
     PICTURE_CMAP,
-    _as_array,
     axes_grid,
     fixed_figure,
     outline_cells,
@@ -117,7 +116,11 @@ def show_patch_and_token(
     Returns:
         The figure.
     """
-    patch = _as_array(patch)
+    patch = check_array("patch", patch)
+    if number is not None:
+        number = check_int("number", number)  # 1-based
+    if highlight_row is not None:
+        highlight_row = check_int("highlight_row", highlight_row, minimum=0)
     if patch.ndim != 2 or patch.shape[0] != patch.shape[1]:
         raise ValueError(f"patch must be a square array of shape (P, P), got shape {patch.shape}")
     size = patch.shape[0]
@@ -178,7 +181,7 @@ def show_token_matrix(
     """
     from matplotlib.ticker import MaxNLocator
 
-    tokens = _as_array(tokens)
+    tokens = check_array("tokens", tokens)
     if tokens.ndim != 2:
         raise ValueError(f"tokens must have shape (N, L), got shape {tokens.shape}")
     count, length = tokens.shape
@@ -222,7 +225,7 @@ def show_tokenization(
         The figure: the patch grid on the left, the (N, P*P) token matrix on the right.
     """
 
-    image = _as_array(image)
+    image = check_array("image", image)
     if image.ndim != 2:
         raise ValueError(f"image must have shape (H, W), got shape {image.shape}")
     patch_size = check_int("patch_size", patch_size)

@@ -14,11 +14,11 @@ import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from .._checks import check_array, check_int, check_number, describe
 from ..position import clock_periods
 from .core import (
     EMBEDDING_CMAP,
     PICTURE_CMAP,
-    _as_array,
     new_axes,
     show_embedding,
 )
@@ -76,6 +76,8 @@ def _heat_map_bands(
     Returns:
         The figure, with a fixed layout (no layout engine).
     """
+    column_px = check_number("column_px", column_px, minimum=1)
+    row_px = check_number("row_px", row_px, minimum=0, inclusive=False)
     left, right, top, gap, bottom, bar = 64, 110, 28, 56, 44, 14
     widths = [band.matrix.shape[1] * column_px for band in bands]
     heights = [band.matrix.shape[0] * row_px for band in bands]
@@ -126,9 +128,11 @@ def show_table_bands(
     Returns:
         The figure: ``parts`` heat maps (diverging map, limits -1..1) sharing one colour bar.
     """
-    table = _as_array(table)
+    table = check_array("table", table)
     if table.ndim != 2:
         raise ValueError(f"table must have shape (L, D), got shape {table.shape}")
+    parts = check_int("parts", parts)
+    column_px = check_number("column_px", column_px)
     if not 1 <= parts <= table.shape[1] or column_px < 1:
         raise ValueError(f"need 1 <= parts <= D and column_px >= 1, got {parts} and {column_px}")
     edges = np.linspace(0, table.shape[1], parts + 1).round().astype(int)
@@ -159,8 +163,13 @@ def show_columns(
     Returns:
         The figure: one line per column, labelled with its pair and that pair's period in tokens.
     """
-    table = _as_array(table)
-    if table.ndim != 2 or not columns or not all(0 <= c < table.shape[1] for c in columns):
+    table = check_array("table", table)
+    if table.ndim != 2:
+        raise ValueError(f"table must have shape (L, D), got shape {table.shape}")
+    if isinstance(columns, str) or not isinstance(columns, Sequence | np.ndarray):
+        raise TypeError(f"columns must be a sequence of column indices, got {describe(columns)}")
+    columns = [check_int(f"columns[{i}]", c, minimum=0) for i, c in enumerate(columns)]
+    if not columns or not all(0 <= c < table.shape[1] for c in columns):
         raise ValueError(
             f"columns must be indices in [0, {table.shape[-1]}) of an (L, D) table, got {columns}"
         )
@@ -200,7 +209,7 @@ def show_tokens_plus_embedding(
     Returns:
         The figure: three heat maps, each with its colour bar; the sum is drawn with limits -1..2.
     """
-    tokens, embedding = _as_array(tokens), _as_array(embedding)
+    tokens, embedding = check_array("tokens", tokens), check_array("embedding", embedding)
     if tokens.ndim != 2 or tokens.shape != embedding.shape:
         raise ValueError(
             f"tokens and embedding must have the same shape (N, D), got {tokens.shape} "
@@ -233,10 +242,17 @@ def show_embedding_bases(
     Returns:
         The figure: one heat map per table (diverging map, limits -1..1) and a shared colour bar.
     """
+    for name, value in (("tables", tables), ("bases", bases)):
+        if isinstance(value, str) or not isinstance(value, Sequence | np.ndarray):
+            raise TypeError(f"{name} must be a sequence, got {describe(value)}")
     if len(tables) != len(bases) or not tables:
         raise ValueError(
             f"need one base per table, got {len(tables)} tables and {len(bases)} bases"
         )
+    tables = [check_array(f"tables[{i}]", t, ndim=2) for i, t in enumerate(tables)]
+    bases = [
+        check_number(f"bases[{i}]", b, minimum=1, inclusive=False) for i, b in enumerate(bases)
+    ]
     fig = Figure(figsize=figsize, layout="constrained")
     axes = np.atleast_1d(fig.subplots(1, len(tables), sharey=True))
     for n, (ax, table, base) in enumerate(zip(axes, tables, bases, strict=True)):
@@ -270,9 +286,18 @@ def show_frequencies(
     """
     from matplotlib.ticker import NullLocator
 
+    if not isinstance(frequencies, dict):
+        raise TypeError(f"frequencies must be a dict {{base: omega}}, got {describe(frequencies)}")
+    if not frequencies:
+        raise ValueError("frequencies is empty: give at least one {base: omega}")
+    frequencies = {
+        check_number("frequencies (a base)", base, minimum=1, inclusive=False): check_array(
+            f"frequencies[{base!r}]", omega, ndim=1
+        )
+        for base, omega in frequencies.items()
+    }
     fig, ax = new_axes(ax, figsize)
     for base, omega in frequencies.items():
-        omega = _as_array(omega)
         ax.plot(np.arange(len(omega)), omega, lw=2, label=f"base {_base_label(base)}")
     ax.set_yscale("log")
     ax.set_xlabel("pair index $i$")

@@ -9,10 +9,10 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
+from .._checks import check_array, check_index, check_int, check_size2, describe
 from .core import (
     EMBEDDING_CMAP,
     SIMILARITY_CMAP,
-    _as_array,
     annotate_cells,
     outline_cells,
     show_matrix,
@@ -45,10 +45,13 @@ def show_similarity(
         The figure: the matrix (``SIMILARITY_CMAP``, the data's range, colour bar) and one curve
         per start.
     """
-    similarity = _as_array(similarity)
-    n = similarity.shape[0]
-    if similarity.ndim != 2 or similarity.shape[1] != n:
+    similarity = check_array("similarity", similarity)
+    if similarity.ndim != 2 or similarity.shape[0] != similarity.shape[1]:
         raise ValueError(f"similarity must be a square matrix, got shape {similarity.shape}")
+    n = similarity.shape[0]
+    if isinstance(starts, str) or not isinstance(starts, Sequence | np.ndarray):
+        raise TypeError(f"starts must be a sequence of positions, got {describe(starts)}")
+    starts = [check_int(f"starts[{i}]", a, minimum=0) for i, a in enumerate(starts)]
     if not starts or not all(0 <= a < n for a in starts):
         raise ValueError(f"starts must be positions in [0, {n}), got {starts}")
     fig = Figure(figsize=figsize, layout="constrained")
@@ -103,7 +106,9 @@ def show_grid_similarity(
         The figure: (the picture and) one annotated map per entry of ``maps``, one colour bar.
     """
 
-    maps = [_as_array(m) for m in maps]
+    if isinstance(maps, str) or not isinstance(maps, Sequence):
+        raise TypeError(f"maps must be a sequence of (H, W) arrays, got {describe(maps)}")
+    maps = [check_array(f"maps[{i}]", m, ndim=2) for i, m in enumerate(maps)]
     shapes = {m.shape for m in maps}
     if not maps or len(titles) != len(maps) or len(shapes) != 1 or maps[0].ndim != 2:
         raise ValueError(
@@ -111,10 +116,9 @@ def show_grid_similarity(
             f"shapes {sorted(shapes)} and {len(titles)} titles"
         )
     rows, cols = maps[0].shape
-    if not 0 <= reference < rows * cols:
-        raise ValueError(f"reference must be a patch index in [0, {rows * cols}), got {reference}")
+    reference = check_index("reference", reference, rows * cols, "patches")
     fig = Figure(figsize=figsize, layout="constrained")
-    axes = list(fig.subplots(1, len(maps) + (image is not None)))
+    axes = list(np.atleast_1d(fig.subplots(1, len(maps) + (image is not None))))
     if image is not None:
         show_patch_grid(image, patch_size, ax=axes.pop(0), highlight=reference, title="the patches")
     vmin, vmax = min(float(m.min()) for m in maps), max(float(m.max()) for m in maps)
@@ -159,15 +163,28 @@ def show_resized_embedding(
     Returns:
         The figure: 2 rows (before, after) x one column per channel, limits -1..1, one colour bar.
     """
+    grids = {"old_grid": check_size2("old_grid", old_grid)}
+    grids["new_grid"] = check_size2("new_grid", new_grid)
+    num_prefix_tokens = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
     panels = []
-    for name, table, (h, w) in (("before", before, old_grid), ("after", after, new_grid)):
-        table = _as_array(table)
+    tables = (("before", before, "old_grid"), ("after", after, "new_grid"))
+    for name, table, grid_name in tables:
+        h, w = grids[grid_name]
+        table = check_array(name, table, ndim=(2, 3))
         table = table.reshape(-1, table.shape[-1])[num_prefix_tokens:]  # (H*W, D)
         if table.shape[0] != h * w:
-            raise ValueError(f"{name} holds {table.shape[0]} grid tokens, expected {h} x {w}")
+            raise ValueError(
+                f"{name} holds {table.shape[0]} grid tokens after num_prefix_tokens="
+                f"{num_prefix_tokens}, but {grid_name} is {h} x {w}"
+            )
         panels.append((table.reshape(h, w, -1), (h, w)))
-    if not channels:
+    if isinstance(channels, str) or not isinstance(channels, Sequence | np.ndarray):
+        raise TypeError(f"channels must be a sequence of dimensions, got {describe(channels)}")
+    if len(channels) == 0:
         raise ValueError("channels must name at least one embedding dimension")
+    dim = panels[0][0].shape[-1]
+    channels = [check_index(f"channels[{i}]", c, dim, "dimensions") for i, c in enumerate(channels)]
+    old_grid = grids["old_grid"]
     height, width = old_grid
     fig = Figure(figsize=figsize, layout="constrained")
     axes = np.atleast_2d(fig.subplots(2, len(channels), sharex=True, sharey=True))

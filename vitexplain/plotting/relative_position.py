@@ -10,10 +10,9 @@ from matplotlib import rcParams
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .._checks import check_divides, check_int
+from .._checks import check_array, check_divides, check_index, check_int, describe
 from .core import (
     EMBEDDING_CMAP,
-    _as_array,
     annotate_cells,
     fixed_figure,
     outline_cells,
@@ -56,7 +55,9 @@ def show_relative_distances(index, figsize: tuple[float, float] = (5.2, 5.6)) ->
     Returns:
         The figure (two axes: the strip, then the index).
     """
-    index = _as_array(index)
+    index = check_array("index", index)
+    if index.dtype.kind not in "iu":
+        raise TypeError(f"index must hold integer table rows (relative_index), got {index.dtype}")
     if index.ndim != 2 or index.shape[0] != index.shape[1]:
         raise ValueError(f"index must have shape (L, L), got shape {index.shape}")
     length = index.shape[0]
@@ -140,14 +141,23 @@ def show_skew_steps(
     Returns:
         The figure (six axes, in the order of the steps).
     """
+    if isinstance(steps, str) or not isinstance(steps, Sequence):
+        raise TypeError(f"steps must be the list skew_steps returns, got {describe(steps)}")
     if len(steps) != 6:
         raise ValueError(f"steps must hold the 6 steps of skew_steps, got {len(steps)}")
-    arrays = [_as_array(t) for _, t in steps]
+    if not all(isinstance(step, tuple | list) and len(step) == 2 for step in steps):
+        raise TypeError("steps must be the (name, tensor) pairs of skew_steps")
+    arrays = [check_array(f"steps[{i}]", t) for i, (_, t) in enumerate(steps)]
     expected_ndim = (2, 2, 1, 1, 2, 2)
     if [a.ndim for a in arrays] != list(expected_ndim):
         raise ValueError(
             f"steps must come from skew_steps on an (L, 2L-1) tensor without leading dims, got "
             f"shapes {[a.shape for a in arrays]}"
+        )
+    if arrays[0].dtype.kind not in "iu":
+        raise TypeError(
+            f"steps must be skew_steps of integer codes (1, 2, ... for the cells, 0 for the "
+            f"padding), got dtype {arrays[0].dtype}"
         )
     length, num_offsets = arrays[0].shape
     if labels is None:
@@ -205,15 +215,20 @@ def show_grid_offsets(
     Returns:
         The figure (three axes: picture, row offsets, column offsets).
     """
-    image, row_offsets, col_offsets = (_as_array(a) for a in (image, row_offsets, col_offsets))
+    image = check_array("image", image, ndim=2)
+    row_offsets = check_array("row_offsets", row_offsets, ndim=2)
+    col_offsets = check_array("col_offsets", col_offsets, ndim=2)
+    for name, offsets in (("row_offsets", row_offsets), ("col_offsets", col_offsets)):
+        if offsets.dtype.kind not in "iu":
+            raise TypeError(
+                f"{name} must hold integer offsets (grid_offsets'), got {offsets.dtype}"
+            )
     patch_size = check_divides("patch_size", check_int("patch_size", patch_size), *image.shape)
     grid_shape = (image.shape[0] // patch_size, image.shape[1] // patch_size)
     for name, offsets in (("row_offsets", row_offsets), ("col_offsets", col_offsets)):
         if offsets.shape != grid_shape:
             raise ValueError(f"{name} must have the grid's shape {grid_shape}, got {offsets.shape}")
-    if not 0 <= highlight < grid_shape[0] * grid_shape[1]:
-        last = grid_shape[0] * grid_shape[1] - 1
-        raise ValueError(f"highlight must be a patch index 0 .. {last}, got {highlight}")
+    highlight = check_index("highlight", highlight, grid_shape[0] * grid_shape[1], "patches")
     fig = fixed_figure(figsize, left=0.14, right=0.97, top=0.945, bottom=0.07, hspace=0.5)
     ax_image, ax_rows, ax_cols = fig.subplots(3, 1)
     title = f"patch {highlight + 1} (index {highlight}) is the query"
@@ -260,7 +275,9 @@ def show_logit_matrices(
     Returns:
         The figure (one axes per matrix and a colour bar).
     """
-    arrays = [_as_array(m) for m in matrices]
+    if isinstance(matrices, str) or not isinstance(matrices, Sequence):
+        raise TypeError(f"matrices must be a sequence of (L, L) arrays, got {describe(matrices)}")
+    arrays = [check_array(f"matrices[{i}]", m, ndim=2) for i, m in enumerate(matrices)]
     if len(titles) != len(arrays) or not arrays:
         raise ValueError(
             f"need one title per matrix, got {len(titles)} titles for {len(arrays)} matrices"
@@ -269,7 +286,10 @@ def show_logit_matrices(
         if array.ndim != 2:
             raise ValueError(f"each matrix must have 2 dimensions, got shape {array.shape}")
     if outlines is not None and len(outlines) != len(arrays):
-        raise ValueError(f"need one outline (or None) per matrix, got {len(outlines)}")
+        raise ValueError(
+            f"outlines must hold one (row, col, size) or None per matrix, got {len(outlines)} "
+            f"for {len(arrays)} matrices"
+        )
     vmax = float(max(np.abs(a).max() for a in arrays)) or 1.0
     fig = fixed_figure(figsize, left=0.06, right=0.86, top=0.9, bottom=0.13, wspace=0.25)
     axes = np.atleast_1d(fig.subplots(1, len(arrays)))

@@ -6,9 +6,9 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .._checks import check_int
+from .._checks import check_array, check_int
 from ..unfold import count_tokens, overlap_count, soft_split_boxes
-from .core import _as_array, show_image
+from .core import show_image
 
 __all__ = [
     "show_fold_reconstruction",
@@ -20,9 +20,7 @@ __all__ = [
 
 def _padded_picture(image, padding: int) -> np.ndarray:
     """(H, W) -> (H + 2p, W + 2p): the picture with p zeros on every side, as ``nn.Unfold`` pads."""
-    image = _as_array(image)
-    if image.ndim != 2:
-        raise ValueError(f"image must have shape (H, W), got shape {image.shape}")
+    image = check_array("image", image, ndim=2)
     return np.pad(image, padding)  # zeros on every side: (H + 2p, W + 2p)
 
 
@@ -77,7 +75,10 @@ def show_fold_reconstruction(
     Returns:
         The figure: three panels, each with a colour bar.
     """
-    summed, counts, recovered = (_as_array(a) for a in (summed, counts, recovered))
+    summed, counts, recovered = (
+        check_array(name, a, ndim=2)
+        for name, a in (("summed", summed), ("counts", counts), ("recovered", recovered))
+    )
     if not summed.ndim == 2 or not summed.shape == counts.shape == recovered.shape:
         raise ValueError(
             f"summed, counts and recovered must share one (H, W) shape, got {summed.shape}, "
@@ -123,9 +124,10 @@ def show_softsplit_coverage(
     from matplotlib.collections import LineCollection
     from matplotlib.ticker import MaxNLocator
 
-    image = _as_array(image)
+    image = check_array("image", image, ndim=2)
     padded = _padded_picture(image, check_int("p", p, minimum=0))
     rows, cols, n = count_tokens(*image.shape, k, s, p)  # validates k, s, p
+    max_outlines = check_int("max_outlines", max_outlines, minimum=0)
     # "compressed": the two fixed-aspect panels take the figure's width, no empty margin
     fig = Figure(figsize=figsize, layout="compressed")
     top, bottom = fig.subplots(2, 1)
@@ -179,6 +181,7 @@ def show_softsplit_explorer(
     """
     import textwrap
 
+    image = check_array("image", image, ndim=2)  # a bad picture is an error, not a figure
     try:
         return show_softsplit_coverage(image, k, s, p, figsize=figsize)
     except ValueError as error:
@@ -213,8 +216,15 @@ def show_padded_token(
 
     from .patches import show_patch_and_token
 
-    patch = _as_array(patch)
-    padding = ~_as_array(from_picture).astype(bool).reshape(patch.shape)  # (k, k)
+    patch = check_array("patch", patch, ndim=2)
+    from_picture = check_array("from_picture", from_picture, ndim=(1, 2))
+    if from_picture.size != patch.size:
+        raise ValueError(
+            f"from_picture must have the patch's {patch.shape} shape (or {patch.size} values), "
+            f"got {from_picture.shape}"
+        )
+    number = check_int("number", number)
+    padding = ~from_picture.astype(bool).reshape(patch.shape)  # (k, k)
     fig = show_patch_and_token(patch, number=number, figsize=figsize)
     ax_patch, ax_strip = fig.axes[:2]
     hatch = {"facecolor": "none", "edgecolor": "orange", "hatch": "////", "lw": 0}

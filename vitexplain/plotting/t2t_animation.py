@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .._checks import check_int
+from .._checks import check_array, check_int
 from ..unfold import count_tokens as _count_tokens
 from ..unfold import overlap_count, soft_split_boxes
 from .core import _as_array, show_image
@@ -155,7 +155,8 @@ def softsplit_frames(
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    count = _count_tokens(*_as_array(image).shape[-2:], k, s, p)[2]
+    image = check_array("image", image, ndim=2)
+    count = _count_tokens(*image.shape, k, s, p)[2]
     if count > MAX_FRAMES:
         raise ValueError(
             f"k={k}, s={s}, p={p} cut {count} patches: an animation of {count} frames would take "

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._checks import check_image, check_int
+from .._checks import check_array, check_image, check_int, check_number, describe
 from .core import ATTENTION_CMAP, _as_array, annotate_cells, axes_grid, show_matrix
 from .patches import show_patch_grid
 
@@ -103,13 +103,27 @@ def show_training_curves(
     Returns:
         The figure, with two axes: loss, then accuracy.
     """
+    if not isinstance(histories, Mapping):
+        raise TypeError(
+            "histories must be a dict {run name: history} (e.g. {'ViT': history}), got "
+            f"{describe(histories)}"
+        )
     if not histories:
         raise ValueError("histories is empty: give at least one training run")
+    chance = check_number("chance", chance, minimum=0, maximum=1)
     needed = ("epoch", "loss", "train_accuracy", "test_accuracy")
     for name, history in histories.items():
+        if not isinstance(history, Mapping):
+            raise TypeError(
+                f"histories[{name!r}] must be a history dict (train_classifier's), got "
+                f"{describe(history)}"
+            )
         missing = [key for key in needed if key not in history]
         if missing:
-            raise ValueError(f"history {name!r} lacks {missing}")
+            raise ValueError(f"histories[{name!r}] lacks {missing}")
+        lengths = {key: len(history[key]) for key in needed}
+        if len(set(lengths.values())) != 1:
+            raise ValueError(f"histories[{name!r}] has lists of unequal lengths: {lengths}")
     fig = Figure(figsize=figsize, layout="constrained")
     loss_ax, acc_ax = fig.subplots(1, 2)
     for n, (name, history) in enumerate(histories.items()):
@@ -163,7 +177,11 @@ def show_class_token_attention(
         The figure: the image's axes, the mean's, one per head (only the mean for a single
         head), then the colour bar's axes.
     """
-    image, weights = check_image("image", _as_array(image)), _as_array(weights).astype(np.float64)
+    image = check_image("image", image)
+    weights = check_array("weights", weights).astype(np.float64)
+    patch_size = check_int("patch_size", patch_size)
+    if vmax is not None:
+        vmax = check_number("vmax", vmax, minimum=0, inclusive=False)
     if weights.ndim == 1:
         weights = weights[None]  # (1, N)
     if weights.ndim != 2:
@@ -216,9 +234,11 @@ def show_attention_by_origin(
         The figure: the table's axes (rows: where the patch sits, columns: where it came from,
         both numbered from 1) and a labelled colour bar.
     """
-    table = _as_array(table).astype(np.float64)
+    table = check_array("table", table).astype(np.float64)
     if table.ndim != 2 or table.shape[0] != table.shape[1]:
         raise ValueError(f"table must have shape (R, R), got shape {table.shape}")
+    if vmax is not None:
+        vmax = check_number("vmax", vmax, minimum=0, inclusive=False)
     ticks = list(range(1, len(table) + 1))
     fig = show_matrix(
         table,
