@@ -48,12 +48,7 @@ NO_ARGUMENTS = {"load_mountains"}
 
 # Known gaps in modules this sweep may not change yet: {callable: reason}. Their calls still run;
 # their test is an expected failure (strict: it fails when the gap is closed, to be removed here).
-FILES_GAP = "plotting/files.py was owned by another helper in this round and left alone"
-KNOWN_GAPS: dict[str, str] = {
-    "display_figure": FILES_GAP + ": a huge dpi is rendered (MemoryError)",
-    "figure_to_array": FILES_GAP + ": a non-figure ends in AttributeError",
-    "figure_to_png": FILES_GAP + ": a huge dpi is rendered (MemoryError)",
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 def public_callables() -> list[str]:

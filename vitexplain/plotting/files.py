@@ -19,6 +19,8 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
+from .._checks import check_elements, check_number
+
 __all__ = [
     "display_figure",
     "display_gif",
@@ -43,6 +45,7 @@ def figure_to_array(fig: Figure) -> np.ndarray:
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+    _check_figure(fig)
     canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
     canvas.draw()
     return np.asarray(canvas.buffer_rgba())[..., :3].copy()
@@ -57,6 +60,11 @@ _MIN_ALT_WORDS = 4
 def _figures_dir() -> Path | None:
     folder = os.environ.get(FIGURES_DIR_VARIABLE)
     return Path(folder) if folder else None
+
+
+def _check_figure(fig: object) -> None:
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
 
 
 def _check_display_args(name: object, alt: object, caption: object) -> None:
@@ -289,8 +297,14 @@ def figure_to_png(fig: Figure, dpi: int = 100) -> bytes:
     """
     from io import BytesIO
 
-    if not isinstance(fig, Figure):
-        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    _check_figure(fig)
+    dpi = check_number("dpi", dpi, minimum=1)
+    width, height = fig.get_size_inches()
+    check_elements(
+        f"a PNG of a {width:g} x {height:g} inch figure at dpi={dpi:g}",
+        int(width * dpi) * int(height * dpi) * 4,
+        bytes_per=1,
+    )
     buffer = BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
     return buffer.getvalue()
