@@ -1,5 +1,6 @@
 # vitexplain -- every target creates .venv on first use (python3 -m venv + the locked environment).
-#   make lab      JupyterLab on notebooks/ (127.0.0.1:$(PORT), token auth)
+#   make lab      JupyterLab on my-notebooks/, your copy of notebooks/ (127.0.0.1:$(PORT), token auth)
+#   make lab-refresh  put the series' notebooks back into my-notebooks/ (changed ones saved first)
 #   make test     unit tests, then the notebooks under strict nbval (+ their figures compared)
 #   make test-notebooks-baseline   the notebook check again, under a baseline CPU instruction set
 #   make html     the series as a static site in build/html/, read offline (no re-execution)
@@ -22,6 +23,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings
+# The learner's working copy of notebooks/ (git-ignored): what `make lab` opens and saves into.
+LAB_DIR := my-notebooks
 
 # Inline figures need ipykernel's own backend: a Matplotlib backend exported from the caller's
 # shell (MPLBACKEND=Agg) would reach the kernels, drop every figure and fail nbval.
@@ -33,12 +36,16 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 LINT_DIRS := $(wildcard vitexplain tests notebooks benchmarks scripts e2e)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help setup lab test test-notebooks test-notebooks-baseline html e2e figures weights lint bench clean
+.PHONY: help setup lab lab-refresh test test-notebooks test-notebooks-baseline html e2e figures weights lint bench clean
 
 help:
 	@echo "vitexplain -- targets (each creates $(VENV) from requirements.lock on first use):"
 	@echo "  make setup    create $(VENV): pip install -r requirements.lock, then the package (-e .)"
-	@echo "  make lab      JupyterLab on notebooks/ at http://127.0.0.1:$(PORT) (token auth; PORT=...)"
+	@echo "  make lab      JupyterLab at http://127.0.0.1:$(PORT) (token auth; PORT=...) on $(LAB_DIR)/,"
+	@echo "                your own copy of notebooks/ (git-ignored), made on first use: run, edit"
+	@echo "                and save freely, the series' notebooks stay as they are"
+	@echo "  make lab-refresh  put the series' notebooks back into $(LAB_DIR)/ (a notebook you"
+	@echo "                changed is first moved to $(LAB_DIR)-saved/<date>/)"
 	@echo "  make test     pytest (tests/), then pytest --nbval notebooks/ (strict, stored outputs),"
 	@echo "                figures written to a temporary folder and compared with figures/"
 	@echo "  make test-notebooks-baseline  the notebook check under a baseline CPU instruction set"
@@ -68,10 +75,16 @@ $(STAMP): requirements.lock pyproject.toml
 	@printf '%s\n' '{"@jupyterlab/apputils-extension:notification": {"checkForUpdates": false, "fetchNews": "false"}}' > $(LAB_SETTINGS)/overrides.json
 	@touch $@
 
+# JupyterLab opens the learner's copy, never notebooks/: autosave and Ctrl+S write only into the
+# git-ignored $(LAB_DIR)/ (scripts/lab_notebooks.py copies the notebooks it lacks).
 lab: $(STAMP)
-	@mkdir -p notebooks
+	@$(BIN)/python scripts/lab_notebooks.py $(LAB_DIR)
+	@echo "JupyterLab on $(LAB_DIR)/ (your copy; \`make lab-refresh\` puts the series' version back)"
 	$(BIN)/jupyter lab --no-browser $(ALLOW_ROOT) \
-	    --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) --ServerApp.root_dir=notebooks
+	    --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) --ServerApp.root_dir=$(LAB_DIR)
+
+lab-refresh: $(STAMP)
+	$(BIN)/python scripts/lab_notebooks.py --refresh $(LAB_DIR)
 
 # The notebook check: every notebook re-executed under strict nbval (stored text outputs must
 # match), with its figures written to a temporary folder (VITEXPLAIN_FIGURES_DIR), never into
