@@ -106,7 +106,9 @@ def _option_values(options: Sequence[Any]) -> list[Any]:
 
 def _check_spec(name: str, spec: Choice | Number) -> None:
     if not isinstance(spec.description, str) or not spec.description:
-        raise ValueError(f"control {name}= needs a description (its label), got {spec.description!r}")
+        raise ValueError(
+            f"control {name}= needs a description (its label), got {spec.description!r}"
+        )
     if isinstance(spec, Choice):
         values = _option_values(list(spec.options))
         if not values:
@@ -228,7 +230,7 @@ def interact_figure(
     ):
         raise ValueError(
             "caption must read 'Figure <notebook>.<k> — <one sentence>.', such as "
-            f"'Figure 1.9 — The patch grid and the token matrix for one patch size.', got {caption!r}"
+            f"'Figure 1.9 — The patch grid and the tokens for one patch size.', got {caption!r}"
         )
     widgets = _ipywidgets()
     if widgets is None:
