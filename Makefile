@@ -50,7 +50,8 @@ help:
 	@echo "                figures written to a temporary folder and compared with figures/"
 	@echo "  make test-notebooks-baseline  the notebook check under a baseline CPU instruction set"
 	@echo "  make html     the series as a static site in build/html/ (stored outputs, offline)"
-	@echo "  make e2e      browser tests: the notebooks in JupyterLab, and the site of make html"
+	@echo "  make e2e      browser tests: the notebooks in JupyterLab (a copy, as make lab; keyboard,"
+	@echo "                alt text, git status unchanged after saving), and the site of make html"
 	@echo "  make figures  re-execute every notebook in place: refreshes outputs and figures/"
 	@echo "  make weights  retrain notebook 08's ViTs (seeded, ~40 s) into vitexplain/weights/"
 	@echo "  make lint     ruff check and ruff format --check on $(LINT_DIRS)"
@@ -113,10 +114,10 @@ endif
 test-notebooks-baseline:
 	@$(MAKE) --no-print-directory test-notebooks NB_ENV="$(ISA_BASELINE)"
 
-# Browser test (e2e/): JupyterLab on notebooks/ driven by pytest-playwright in Debian's chromium,
-# never a downloaded browser. apt-get runs only when /usr/bin/chromium is missing (needs root or
-# sudo). The screenshot (lab_01.png) and the figures of notebook 03's Run All go to a temporary
-# folder; `make e2e E2E_FIGURES_DIR=figures` refreshes the committed screenshot instead.
+# Browser test (e2e/): JupyterLab on a git-ignored copy of notebooks/ (as `make lab`, autosave on)
+# driven by pytest-playwright in Debian's chromium, never a downloaded browser. apt-get runs only
+# when /usr/bin/chromium is missing (needs root or sudo). The screenshot (lab_01.png) goes to a
+# temporary folder; `make e2e E2E_FIGURES_DIR=figures` refreshes the committed screenshot instead.
 CHROMIUM := /usr/bin/chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 E2E_FIGURES_DIR ?=
