@@ -185,7 +185,6 @@ def lab(e2e_tmp: Path, request):
     if not NOTEBOOKS.is_dir():
         pytest.fail(f"{NOTEBOOKS} does not exist")
     copy = ROOT / f"my-notebooks-e2e-{secrets.token_hex(4)}"
-    lab_notebooks.sync(copy)
     token = secrets.token_hex(24)
     port = _free_port()
     settings = _lab_settings(e2e_tmp)
@@ -212,16 +211,21 @@ def lab(e2e_tmp: Path, request):
         f"--LabApp.workspaces_dir={e2e_tmp / 'workspaces'}",
         "--NotebookNotary.db_file=:memory:",
     ]
-    with log.open("wb") as log_file:
-        process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=log_file,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # own session and process group: killpg stops it all
-        )
+    try:
+        lab_notebooks.sync(copy)
+        with log.open("wb") as log_file:
+            process = subprocess.Popen(
+                command,
+                cwd=ROOT,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log_file,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # own session and process group: killpg stops it all
+            )
+    except BaseException:
+        shutil.rmtree(copy, ignore_errors=True)
+        raise
     running = Lab(f"http://127.0.0.1:{port}", token, process, e2e_tmp, log, copy)
     try:
         deadline = time.monotonic() + LAB_START_TIMEOUT
