@@ -1,6 +1,7 @@
 # vitexplain -- every target but html creates .venv on first use (python3 -m venv + the lock);
 #   html creates the light .venv-docs instead (requirements-docs.lock).
-#   make lab      JupyterLab on notebooks/ (127.0.0.1:$(PORT), token auth)
+#   make lab      JupyterLab on my-notebooks/, your copy of notebooks/ (127.0.0.1:$(PORT), token auth)
+#   make lab-refresh  put the series' notebooks back into my-notebooks/ (changed ones saved first)
 #   make test     unit tests, then the notebooks under strict nbval (+ their figures compared)
 #   make test-notebooks-baseline   the notebook check again, under a baseline CPU instruction set
 #   make html     the series as a static site in build/html/ (Sphinx + myst-nb, stored outputs,
@@ -24,6 +25,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings
+# The learner's working copy of notebooks/ (git-ignored): what `make lab` opens and saves into.
+LAB_DIR := my-notebooks
 
 # Inline figures need ipykernel's own backend: a Matplotlib backend exported from the caller's
 # shell (MPLBACKEND=Agg) would reach the kernels, drop every figure and fail nbval.
@@ -35,18 +38,23 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 LINT_DIRS := $(wildcard vitexplain tests notebooks benchmarks scripts e2e docs)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help setup lab test test-notebooks test-notebooks-baseline html e2e figures weights lint bench clean
+.PHONY: help setup lab lab-refresh test test-notebooks test-notebooks-baseline html e2e figures weights lint bench clean
 
 help:
 	@echo "vitexplain -- targets (each but html creates $(VENV) from requirements.lock on first use):"
 	@echo "  make setup    create $(VENV): pip install -r requirements.lock, then the package (-e .)"
-	@echo "  make lab      JupyterLab on notebooks/ at http://127.0.0.1:$(PORT) (token auth; PORT=...)"
+	@echo "  make lab      JupyterLab at http://127.0.0.1:$(PORT) (token auth; PORT=...) on $(LAB_DIR)/,"
+	@echo "                your own copy of notebooks/ (git-ignored), made on first use: run, edit"
+	@echo "                and save freely, the series' notebooks stay as they are"
+	@echo "  make lab-refresh  put the series' notebooks back into $(LAB_DIR)/ (a notebook you"
+	@echo "                changed is first moved to $(LAB_DIR)-saved/<date>/)"
 	@echo "  make test     pytest (tests/), then pytest --nbval notebooks/ (strict, stored outputs),"
 	@echo "                figures written to a temporary folder and compared with figures/"
 	@echo "  make test-notebooks-baseline  the notebook check under a baseline CPU instruction set"
 	@echo "  make html     the series as a static site in build/html/ (Sphinx, stored outputs,"
 	@echo "                offline; creates $(DOCS_VENV) from requirements-docs.lock, no torch)"
-	@echo "  make e2e      browser tests: the notebooks in JupyterLab, and the site of make html"
+	@echo "  make e2e      browser tests: the notebooks in JupyterLab (a copy, as make lab; keyboard,"
+	@echo "                alt text, git status unchanged after saving), and the site of make html"
 	@echo "  make figures  re-execute every notebook in place: refreshes outputs and figures/"
 	@echo "  make weights  retrain notebook 08's ViTs (seeded, ~40 s) into vitexplain/weights/"
 	@echo "  make lint     ruff check and ruff format --check on $(LINT_DIRS)"
@@ -72,10 +80,16 @@ $(STAMP): requirements.lock pyproject.toml
 	@printf '%s\n' '{"@jupyterlab/apputils-extension:notification": {"checkForUpdates": false, "fetchNews": "false"}}' > $(LAB_SETTINGS)/overrides.json
 	@touch $@
 
+# JupyterLab opens the learner's copy, never notebooks/: autosave and Ctrl+S write only into the
+# git-ignored $(LAB_DIR)/ (scripts/lab_notebooks.py copies the notebooks it lacks).
 lab: $(STAMP)
-	@mkdir -p notebooks
+	@$(BIN)/python scripts/lab_notebooks.py $(LAB_DIR)
+	@echo "JupyterLab on $(LAB_DIR)/ (your copy; \`make lab-refresh\` puts the series' version back)"
 	$(BIN)/jupyter lab --no-browser $(ALLOW_ROOT) \
-	    --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) --ServerApp.root_dir=notebooks
+	    --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) --ServerApp.root_dir=$(LAB_DIR)
+
+lab-refresh: $(STAMP)
+	$(BIN)/python scripts/lab_notebooks.py --refresh $(LAB_DIR)
 
 # The notebook check: every notebook re-executed under strict nbval (stored text outputs must
 # match), with its figures written to a temporary folder (VITEXPLAIN_FIGURES_DIR), never into
@@ -104,10 +118,10 @@ endif
 test-notebooks-baseline:
 	@$(MAKE) --no-print-directory test-notebooks NB_ENV="$(ISA_BASELINE)"
 
-# Browser test (e2e/): JupyterLab on notebooks/ driven by pytest-playwright in Debian's chromium,
-# never a downloaded browser. apt-get runs only when /usr/bin/chromium is missing (needs root or
-# sudo). The screenshot (lab_01.png) and the figures of notebook 03's Run All go to a temporary
-# folder; `make e2e E2E_FIGURES_DIR=figures` refreshes the committed screenshot instead.
+# Browser test (e2e/): JupyterLab on a git-ignored copy of notebooks/ (as `make lab`, autosave on)
+# driven by pytest-playwright in Debian's chromium, never a downloaded browser. apt-get runs only
+# when /usr/bin/chromium is missing (needs root or sudo). The screenshot (lab_01.png) goes to a
+# temporary folder; `make e2e E2E_FIGURES_DIR=figures` refreshes the committed screenshot instead.
 CHROMIUM := /usr/bin/chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 # Another apt-get (an unattended upgrade, a neighbour's install) may hold the dpkg lock: wait.

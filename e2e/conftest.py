@@ -1,5 +1,6 @@
-"""Fixtures of the browser test: a private JupyterLab on notebooks/, Debian's Chromium driven by
-pytest-playwright, and a teardown that leaves no process behind.
+"""Fixtures of the browser test: a private JupyterLab on a working copy of notebooks/ as `make lab`
+makes it, Debian's Chromium driven by pytest-playwright, and a teardown that leaves no process
+behind.
 
 Run with `make e2e` (it installs Debian's `chromium` if /usr/bin/chromium is missing). Nothing is
 downloaded by Playwright: pytest-playwright's `browser` is launched with
@@ -10,6 +11,12 @@ failing test (`--screenshot only-on-failure`).
 Everything JupyterLab starts carries one temporary directory in its command line (its settings
 dir, the kernels' connection files in its runtime dir), so the last teardown can check with
 `pgrep -f <that dir>` that nothing survived, and that pytest has no child process left.
+
+Like `make lab`, the Lab opens a copy of notebooks/ in a git-ignored folder next to it
+(scripts/lab_notebooks.py; here `my-notebooks-e2e-<random>/`, removed afterwards, so a learner's
+own my-notebooks/ is never touched), with autosave on, and its checkpoints where `make lab` puts
+them (.ipynb_checkpoints/ in that folder): the tests check that running and saving a notebook
+leaves `git status` as it was.
 """
 
 from __future__ import annotations
@@ -35,6 +42,10 @@ from playwright.sync_api import Page
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
+sys.path.insert(0, str(ROOT / "scripts"))
+import lab_notebooks  # noqa: E402  (scripts/ is not a package)
+
+AUTOSAVE_INTERVAL = 5  # seconds: JupyterLab's autosave (default 120 s) fires during the tests
 CHROMIUM = Path(os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium"))
 # This machine's network is closed: without these, Chromium keeps trying to reach Google.
 CHROMIUM_ARGS = [
@@ -60,6 +71,7 @@ class Lab:
     process: subprocess.Popen
     tmp: Path
     log: Path
+    notebooks: Path  # the working copy it serves
 
     def url(self, path: str, *params: str) -> str:
         query = "&".join([*params, f"token={self.token}"])
@@ -98,9 +110,10 @@ def _leftovers(marker: Path) -> list[str]:
 
 def _lab_settings(tmp: Path) -> Path:
     """JupyterLab settings for this test: the venv's own overrides (the ones `make lab` uses:
-    no news, no update check) plus two for the test only -- every cell attached to the DOM
+    no news, no update check) plus, for the test only, every cell attached to the DOM
     (windowingMode "none": no virtualisation, so every stored figure is an <img> in the page
-    without scrolling) and no autosave (running notebook 03 must not write it back)."""
+    without scrolling) and autosave every AUTOSAVE_INTERVAL seconds (on, as for a learner, and
+    often enough to happen while a test runs)."""
     venv_settings = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings"
     overrides_file = venv_settings / "overrides.json"
     if not overrides_file.is_file():
@@ -109,7 +122,9 @@ def _lab_settings(tmp: Path) -> Path:
     shutil.copytree(venv_settings, settings)
     overrides = json.loads(overrides_file.read_text(encoding="utf-8"))
     overrides.setdefault("@jupyterlab/notebook-extension:tracker", {})["windowingMode"] = "none"
-    overrides.setdefault("@jupyterlab/docmanager-extension:plugin", {})["autosave"] = False
+    overrides.setdefault("@jupyterlab/docmanager-extension:plugin", {}).update(
+        autosave=True, autosaveInterval=AUTOSAVE_INTERVAL
+    )
     (settings / "overrides.json").write_text(json.dumps(overrides, indent=2), encoding="utf-8")
     return settings
 
@@ -163,11 +178,13 @@ def e2e_tmp(request):
 
 @pytest.fixture(scope="session")
 def lab(e2e_tmp: Path, request):
-    """JupyterLab on notebooks/ as `make lab` starts it (127.0.0.1, token auth, --no-browser,
-    --allow-root as root) but on a free port, with a random token, private settings, workspaces,
-    runtime and checkpoint dirs, in its own process group."""
+    """JupyterLab on a working copy of notebooks/ as `make lab` starts it (127.0.0.1, token auth,
+    --no-browser, --allow-root as root) but on a free port, with a random token, private
+    settings, workspaces and runtime dirs, an in-memory trust database (every notebook opens
+    untrusted, as one from a fresh clone), in its own process group."""
     if not NOTEBOOKS.is_dir():
         pytest.fail(f"{NOTEBOOKS} does not exist")
+    copy = ROOT / f"my-notebooks-e2e-{secrets.token_hex(4)}"
     token = secrets.token_hex(24)
     port = _free_port()
     settings = _lab_settings(e2e_tmp)
@@ -188,24 +205,28 @@ def lab(e2e_tmp: Path, request):
         f"--ServerApp.port={port}",
         "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={NOTEBOOKS}",
+        f"--ServerApp.root_dir={copy}",
         f"--LabApp.app_settings_dir={settings}",
         f"--LabApp.user_settings_dir={e2e_tmp / 'user-settings'}",
         f"--LabApp.workspaces_dir={e2e_tmp / 'workspaces'}",
-        # Checkpoints (.ipynb_checkpoints/) outside the repository.
-        f"--FileCheckpoints.root_dir={e2e_tmp / 'checkpoints'}",
+        "--NotebookNotary.db_file=:memory:",
     ]
-    with log.open("wb") as log_file:
-        process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=log_file,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # own session and process group: killpg stops it all
-        )
-    running = Lab(f"http://127.0.0.1:{port}", token, process, e2e_tmp, log)
+    try:
+        lab_notebooks.sync(copy)
+        with log.open("wb") as log_file:
+            process = subprocess.Popen(
+                command,
+                cwd=ROOT,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log_file,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # own session and process group: killpg stops it all
+            )
+    except BaseException:
+        shutil.rmtree(copy, ignore_errors=True)
+        raise
+    running = Lab(f"http://127.0.0.1:{port}", token, process, e2e_tmp, log, copy)
     try:
         deadline = time.monotonic() + LAB_START_TIMEOUT
         while True:
@@ -221,6 +242,7 @@ def lab(e2e_tmp: Path, request):
         yield running
     finally:
         _stop_process_tree(process)
+        shutil.rmtree(copy, ignore_errors=True)
         if request.session.testsfailed:
             print(f"\n--- JupyterLab log (tail) ---\n{running.log_tail()}")
 

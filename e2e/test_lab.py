@@ -1,18 +1,25 @@
 """A reader's path through JupyterLab, in a real browser (Debian's Chromium via Playwright).
 
-* every notebook opens and shows its stored figures (as many <img> as stored image/png and
-  image/gif outputs), and no error output except the intentional ones of `raises-exception`
-  cells; notebook 05 shows the soft-split GIF;
+The Lab serves a working copy of notebooks/ as `make lab` does, with autosave on (conftest.py).
+
+* every notebook opens untrusted (as from a fresh clone) and shows its stored figures (as many
+  <img> as stored figures), each with its alt text (axe-core on the notebook panel: no
+  `image-alt` violation) and, for the HTML <figure> of vx.display_figure, its caption; no error
+  output except the intentional ones of `raises-exception` cells; notebook 05 shows the GIF;
 * notebook 01 opens with no notification pop-up over it; a screenshot goes to lab_01.png in
   $VITEXPLAIN_FIGURES_DIR (`make e2e` sets it to a temporary folder), else figures/;
-* in notebook 03, Run All in the venv's python3 kernel, then moving a slider of the Explore
-  section redraws its figure.
+* in every notebook with an Explore section: Run All in the venv's python3 kernel, then, by
+  keyboard alone, Tab to each control and press an arrow key: the value changes, the figure is
+  redrawn (with alt text and caption), the focus stays in the control and the notebook's cell
+  selection does not move; then Ctrl+S, and autosave: the working copy is written, and
+  `git status --porcelain --untracked-files=all` is what it was before.
 
 The Lab runs with windowingMode "none" (see conftest.py), so every cell is in the DOM.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -22,6 +29,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
@@ -30,6 +38,8 @@ NOTEBOOKS = ROOT / "notebooks"
 FIGURES = ROOT / "figures"
 NOTEBOOK_PATHS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 IMAGE_MIMES = ("image/png", "image/gif")
+# The HTML <figure> of vx.display_figure / display_gif: its image is inline, with its alt text.
+FIGURE_IMG = re.compile(r'<figure class="vx-figure"><img src="data:(image/(?:png|gif));base64,')
 STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
 # An output shows an error when its text holds a traceback (error outputs are rendered as
 # stderr too, as "ValueError    Traceback (most recent call last) ...").
@@ -37,6 +47,7 @@ TRACEBACK_JS = r"/Traceback \(most recent call last\)|^\s*\w*(Error|Exception)\b
 RENDER_TIMEOUT = 60_000  # ms: a notebook's page and its stored outputs
 RUN_ALL_TIMEOUT = 180_000  # ms: Run All of notebook 03 in a live kernel (~25 s on a busy machine)
 NO_POPUP_WINDOW = 5.0  # s after the notebook has rendered in which no pop-up may appear
+AUTOSAVE_WAIT_MS = 6_000  # one autosave interval of the test's Lab (conftest.py), and a bit
 
 CELL = ".jp-NotebookPanel .jp-Notebook .jp-Cell"
 OUTPUT_IMG = ".jp-OutputArea-output img"
@@ -59,14 +70,34 @@ def source(cell: dict) -> str:
 
 
 def stored_images(nb: dict) -> dict[str, int]:
+    """Stored figures by image type: HTML <figure>s (what Lab renders of a bundle holding both
+    is the HTML), else bare image outputs."""
     counts = dict.fromkeys(IMAGE_MIMES, 0)
     for cell in nb["cells"]:
         for output in cell.get("outputs", []):
-            for mime in IMAGE_MIMES:
-                if mime in output.get("data", {}):
-                    counts[mime] += 1
-                    break
+            data = output.get("data", {})
+            html = data.get("text/html", "")
+            html = html if isinstance(html, str) else "".join(html)
+            figures = FIGURE_IMG.findall(html)
+            for mime in figures:
+                counts[mime] += 1
+            if not figures:
+                for mime in IMAGE_MIMES:
+                    if mime in data:
+                        counts[mime] += 1
+                        break
     return counts
+
+
+def stored_captions(nb: dict) -> list[str]:
+    """The captions of the stored HTML figures, in order."""
+    captions = []
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            html = output.get("data", {}).get("text/html", "")
+            html = html if isinstance(html, str) else "".join(html)
+            captions += re.findall(r"<figcaption>(.*?)</figcaption>", html)
+    return captions
 
 
 def stored_errors(cell: dict) -> int:
@@ -140,6 +171,32 @@ def git_status() -> str:
     ).stdout
 
 
+def image_alt_violations(page: Page) -> list[str]:
+    """axe-core's `image-alt` violations on the notebook panel (every rule runs; the others are
+    JupyterLab's own and are not this test's business)."""
+    results = Axe().run(page, context=".jp-NotebookPanel")
+    return [
+        node["html"][:200]
+        for violation in results.response["violations"]
+        if violation["id"] == "image-alt"
+        for node in violation["nodes"]
+    ]
+
+
+def images_without_alt(page: Page) -> list[str]:
+    """Output images whose alt text is missing or shorter than four words."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('.jp-NotebookPanel .jp-OutputArea-output img')]
+            .filter((img) => (img.getAttribute('alt') || '').trim().split(/\\s+/).length < 4)
+            .map((img) => img.outerHTML.slice(0, 120))"""
+    )
+
+
+NOTEBOOKS_WITH_EXPLORE = [
+    p for p in NOTEBOOK_PATHS if any("explore" in tags(c) for c in load(p)["cells"])
+]
+
+
 def test_the_notebooks_are_numbered_from_01():
     prefixes = [p.name[:2] for p in NOTEBOOK_PATHS]
     assert len(prefixes) >= 6, [p.name for p in NOTEBOOK_PATHS]
@@ -157,7 +214,10 @@ def test_notebook_shows_its_stored_outputs(page: Page, lab, path: Path):
         if stored_errors(cell) and "raises-exception" not in tags(cell)
     ]
     assert not stray, f"{path.name} stores error outputs in cells {stray} (not raises-exception)"
+    status_before = git_status()
 
+    # Untrusted (the Lab's trust database is empty): JupyterLab sanitizes the stored HTML, and
+    # the <figure>s must come through it with their inline images, alt texts and captions.
     open_notebook(page, lab, path, nb)
 
     # Errors on the page: exactly the stored ones of raises-exception cells, none elsewhere.
@@ -176,7 +236,13 @@ def test_notebook_shows_its_stored_outputs(page: Page, lab, path: Path):
     if path.name.startswith("05_"):
         assert images["image/gif"] >= 1, f"{path.name} stores no GIF (the soft-split animation)"
 
-    assert not page.writes, f"the page wrote to the notebooks: {page.writes}"
+    # Every figure carries its alt text into Lab's page, and its caption under it.
+    assert not images_without_alt(page), f"{path.name}: images without alt text"
+    assert not image_alt_violations(page), f"{path.name}: axe-core image-alt violations"
+    captions = page.locator(".jp-NotebookPanel .jp-OutputArea-output figure figcaption")
+    expect(captions).to_have_text([html.unescape(c) for c in stored_captions(nb)])
+
+    assert git_status() == status_before, (status_before, git_status())
 
 
 def test_notebook_01_opens_without_popups(page: Page, lab):
@@ -211,29 +277,81 @@ def test_notebook_01_opens_without_popups(page: Page, lab):
         pytest.fail(f"a pop-up appeared over notebook 01: {toast.first.inner_text()!r}")
 
 
-def test_notebook_03_explore_slider_redraws(page: Page, lab):
-    """Run All in the live Lab (the venv's python3 kernel), then move the Explore section's
-    dimension slider with the keyboard: the figure's <img> must change."""
-    path = next(p for p in NOTEBOOK_PATHS if p.name.startswith("03_"))
+def unintended_errors(page: Page, nb: dict) -> dict[int, list[str]]:
+    """Tracebacks shown in cells not tagged raises-exception (Run All runs on past those)."""
+    return {
+        i: texts
+        for i, texts in enumerate(errors_per_cell(page))
+        if texts and "raises-exception" not in tags(nb["cells"][i])
+    }
+
+
+def active_cell(page: Page) -> int:
+    return page.evaluate(
+        f"() => [...document.querySelectorAll('{CELL}')]"
+        ".findIndex((c) => c.classList.contains('jp-mod-active'))"
+    )
+
+
+def focused(page: Page) -> dict:
+    """The focused element: its role, its value (a slider's) and the cell it sits in."""
+    return page.evaluate(
+        f"""() => {{
+            const el = document.activeElement;
+            const cell = el && el.closest('{CELL}');
+            return {{
+                role: el ? el.getAttribute('role') : null,
+                now: el ? el.getAttribute('aria-valuenow') : null,
+                max: el ? el.getAttribute('aria-valuemax') : null,
+                cell: cell ? [...document.querySelectorAll('{CELL}')].indexOf(cell) : -1,
+            }};
+        }}"""
+    )
+
+
+def tab_to_next_slider(page: Page, index: int, max_presses: int = 60) -> int:
+    """Press Tab until a slider of cell `index` has the focus; return the presses it took."""
+    for presses in range(1, max_presses + 1):
+        page.keyboard.press("Tab")
+        now = focused(page)
+        if now["role"] == "slider" and now["cell"] == index:
+            return presses
+    raise AssertionError(f"{max_presses} Tab presses never reached a slider of cell {index}")
+
+
+@pytest.mark.parametrize(
+    "path", NOTEBOOKS_WITH_EXPLORE, ids=[p.stem for p in NOTEBOOKS_WITH_EXPLORE]
+)
+def test_explore_by_keyboard_then_save_changes_no_tracked_file(page: Page, lab, path: Path):
+    """Run All in the live Lab (the venv's python3 kernel); then, keyboard only, reach every
+    control of the Explore section with Tab and move it with an arrow key: the value changes,
+    the figure is redrawn with its alt text and caption, the focus stays on the control and the
+    cell selection stays on the Explore cell. Ctrl+S (and autosave) write the working copy and
+    leave `git status` as it was."""
     nb = load(path)
     explore = [i for i, c in enumerate(nb["cells"]) if "explore" in tags(c)]
     assert len(explore) == 1, f"{path.name}: expected one cell tagged explore, found {explore}"
     index = explore[0]
     cell_json = nb["cells"][index]
     assert "nbval-ignore-output" in tags(cell_json), tags(cell_json)
-    assert "interact" in source(cell_json), "the Explore cell should use ipywidgets' interact"
+    assert "interact_figure" in source(cell_json), "the Explore cell should use interact_figure"
     assert not cell_json.get("outputs"), "the Explore cell's stored output should be stripped"
 
     status_before = git_status()
+    copy = lab.notebooks / path.name
+    assert copy.read_bytes() == path.read_bytes()
     open_notebook(page, lab, path, nb)
     wait_for_kernel_idle(page, RENDER_TIMEOUT)
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
 
     cell = page.locator(CELL).nth(index)
-    figure = cell.locator(OUTPUT_IMG).last
+    figure = cell.locator("figure img").last
+    caption = cell.locator("figure figcaption").last
     try:
-        expect(figure).to_have_attribute("src", re.compile(r"\S"), timeout=RUN_ALL_TIMEOUT)
+        expect(figure).to_have_attribute(
+            "src", re.compile(r"^data:image/png"), timeout=RUN_ALL_TIMEOUT
+        )
     except AssertionError:
         errors = {i: t for i, t in enumerate(errors_per_cell(page)) if t}
         prompts = page.locator(".jp-NotebookPanel .jp-InputPrompt").all_inner_texts()
@@ -242,7 +360,7 @@ def test_notebook_03_explore_slider_redraws(page: Page, lab):
             f"errors: {errors}; prompts: {prompts}"
         ) from None
     wait_for_kernel_idle(page, RUN_ALL_TIMEOUT)
-    errors = {i: t for i, t in enumerate(errors_per_cell(page)) if t}
+    errors = unintended_errors(page, nb)
     assert not errors, f"Run All of {path.name} showed errors: {errors}"
 
     # The kernel is the venv's python3 (started by the server from sys.executable).
@@ -255,32 +373,46 @@ def test_notebook_03_explore_slider_redraws(page: Page, lab):
     venv_bin = ROOT / ".venv" / "bin"
     assert all(Path(k[0]).parent == venv_bin for k in kernels), (kernels, venv_bin)
 
-    # The controls are labelled form fields: found by their accessible names, as a screen
-    # reader finds them. The dimension d is a number field.
-    expect(cell.get_by_label("base", exact=True)).to_be_visible()
-    field = cell.get_by_label("d", exact=True)
-    expect(field).to_be_visible()
-    value = int(field.input_value())
-
-    digest = """async (img) => {
-        const bytes = await (await fetch(img.src)).arrayBuffer();
-        const hash = await crypto.subtle.digest('SHA-256', bytes);
-        const hex = [...new Uint8Array(hash)].map((b) => b.toString(16).padStart(2, '0'));
-        return [img.src, hex.join('')];
-    }"""
-    src_before, hash_before = figure.evaluate(digest)
-
-    field.focus()
-    field.press("ArrowUp")
-    field.press("Enter")
-    expect(field).to_have_value(str(value + 2))
-    expect(figure).not_to_have_attribute("src", src_before, timeout=RUN_ALL_TIMEOUT)
-    src_after, hash_after = figure.evaluate(digest)
-    assert hash_after != hash_before, "the slider moved but the figure's image did not change"
+    # Keyboard only from here. Command mode, then the cell selection onto the Explore cell.
+    page.keyboard.press("Escape")
+    for _ in range(len(nb["cells"])):
+        now = active_cell(page)
+        if now == index:
+            break
+        page.keyboard.press("ArrowDown" if now < index else "ArrowUp")
+    assert active_cell(page) == index
+    sliders = cell.locator('.widget-slider [role="slider"]')
+    count = sliders.count()
+    assert count >= 1, f"{path.name}: the Explore cell shows no slider"
+    for control in range(count):
+        tab_to_next_slider(page, index)
+        before = focused(page)
+        src_before = figure.get_attribute("src")
+        alt_before, caption_before = figure.get_attribute("alt"), caption.inner_text()
+        key = "ArrowLeft" if before["now"] == before["max"] else "ArrowRight"
+        page.keyboard.press(key)
+        expect(figure, f"control {control}: {key} did not redraw").not_to_have_attribute(
+            "src", src_before, timeout=RUN_ALL_TIMEOUT
+        )
+        after = focused(page)
+        assert after["role"] == "slider" and after["cell"] == index, (control, after)
+        assert after["now"] != before["now"], f"control {control}: {key} changed no value"
+        assert active_cell(page) == index, f"control {control}: {key} moved the cell selection"
+        alt_after = figure.get_attribute("alt")
+        assert len(alt_after.split()) >= 4 and alt_after != alt_before, (alt_before, alt_after)
+        assert caption.inner_text() != caption_before, "the caption names no new value"
     wait_for_kernel_idle(page, RUN_ALL_TIMEOUT)
-    errors = {i: t for i, t in enumerate(errors_per_cell(page)) if t}
-    assert not errors, f"moving the slider showed errors: {errors}"
+    errors = unintended_errors(page, nb)
+    assert not errors, f"moving the controls showed errors: {errors}"
+    assert not images_without_alt(page), f"{path.name}: images without alt text after Run All"
+    assert not image_alt_violations(page), f"{path.name}: axe-core image-alt after Run All"
 
-    assert not page.writes, f"the page wrote to the notebooks: {page.writes}"
-    # A reader's run writes nothing: no figure, no file, tracked or not.
+    # Save with the keyboard (autosave is on too): the working copy is written, no tracked file.
+    with page.expect_request(
+        lambda r: r.method == "PUT" and r.url.split("?")[0].endswith(f"/api/contents/{path.name}")
+    ):
+        page.keyboard.press("Control+s")
+    page.wait_for_timeout(AUTOSAVE_WAIT_MS)  # let an autosave happen as well
+    assert any(w.endswith(path.name) for w in page.writes), page.writes
+    assert copy.read_bytes() != path.read_bytes(), "the working copy was not saved"
     assert git_status() == status_before, (status_before, git_status())

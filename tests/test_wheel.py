@@ -4,23 +4,35 @@
 file. Here the wheel is built (``pip wheel --no-deps --no-build-isolation``), unpacked into a
 folder of its own with ``pip install --target``, put first on ``PYTHONPATH``, and used from a
 folder outside the repository: the picture, one figure of every plotting module, the exercises,
-and notebook 01 under strict nbval.
+and every notebook under strict nbval (two at a time with pytest-xdist), as a teacher runs them
+after ``pip install "vitexplain[notebooks]"``: the wheel's metadata must declare that extra, and
+every module a notebook imports must come from the standard library, the package, its
+dependencies or that extra.
 """
 
 from __future__ import annotations
 
+import ast
+import email
+import importlib.util
+import json
 import os
 import shutil
 import subprocess
 import sys
 import textwrap
+from importlib.metadata import packages_distributions
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 import vitexplain
 
 ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+EXTRA = "notebooks"  # pip install "vitexplain[notebooks]"
 
 # One call per plotting module, on small data: each must return a Figure.
 USE_THE_INSTALLED_PACKAGE = textwrap.dedent(
@@ -121,14 +133,66 @@ def test_the_installed_package_works_outside_the_repository(installed: Path, tmp
     assert "ok 11 figures" in result.stdout
 
 
-def test_a_notebook_passes_nbval_outside_the_repository_and_writes_nothing(
+def _metadata(installed: Path) -> email.message.Message:
+    (info,) = installed.glob("vitexplain-*.dist-info")
+    return email.message_from_string((info / "METADATA").read_text(encoding="utf-8"))
+
+
+def _notebook_imports(path: Path) -> set[str]:
+    """Top-level modules the code cells of a notebook import."""
+    modules = set()
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        code = "".join(cell["source"])
+        lines = [line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))]
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            if isinstance(node, ast.Import):
+                modules.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                modules.add(node.module.split(".")[0])
+    return modules
+
+
+def test_the_notebooks_extra_brings_what_every_notebook_imports(installed: Path):
+    metadata = _metadata(installed)
+    assert EXTRA in metadata.get_all("Provides-Extra", [])
+    requirements = [Requirement(r) for r in metadata.get_all("Requires-Dist", [])]
+    base = {canonicalize_name(r.name) for r in requirements if r.marker is None}
+    extra = {
+        canonicalize_name(r.name)
+        for r in requirements
+        if r.marker is not None and r.marker.evaluate({"extra": EXTRA})
+    }
+    # A Jupyter to run them in, its kernel, and the Explore sections' controls.
+    assert {"jupyterlab", "ipykernel", "ipywidgets"} <= extra, extra
+    assert not (extra & {"pytest", "nbval", "ruff", "playwright"}), extra  # no test tools
+    distributions = packages_distributions()
+    imports = set().union(*(_notebook_imports(p) for p in NOTEBOOKS))
+    assert {"torch", "vitexplain", "ipywidgets"} <= imports  # the parser sees the imports
+    missing = {}
+    for module in sorted(imports - set(sys.stdlib_module_names) - {"vitexplain"}):
+        names = {canonicalize_name(d) for d in distributions.get(module, [])}
+        if not names & (base | extra):
+            missing[module] = sorted(names) or "not installed"
+    assert not missing, f"imported by a notebook, brought by neither the package nor [{EXTRA}]"
+
+
+def test_every_notebook_passes_nbval_outside_the_repository_and_writes_nothing(
     installed: Path, tmp_path: Path
 ):
+    """The notebooks copied into a folder of their own, run by the current environment's kernel
+    (which has the [notebooks] extra) with the wheel first on its path, under strict nbval."""
     folder = tmp_path / "course"
     folder.mkdir()
-    shutil.copy(ROOT / "notebooks" / "01_patch_tokenization.ipynb", folder)
+    for path in NOTEBOOKS:
+        shutil.copy(path, folder)
+    assert len(NOTEBOOKS) >= 8
     shutil.copy(ROOT / "tests" / "nbval_sanitize.cfg", tmp_path)
     before = sorted(p.name for p in folder.iterdir())
+    # Two notebooks at a time when pytest-xdist is there (one kernel each; most of a
+    # notebook's time is kernel start and imports, on one core).
+    parallel = ["-n", "2", "--dist", "loadfile"] if importlib.util.find_spec("xdist") else []
     result = subprocess.run(
         [
             sys.executable,
@@ -141,6 +205,7 @@ def test_a_notebook_passes_nbval_outside_the_repository_and_writes_nothing(
             "--nbval-current-env",
             "--nbval-sanitize-with",
             tmp_path / "nbval_sanitize.cfg",
+            *parallel,
             "-o",
             "addopts=",
             "--rootdir",
@@ -152,6 +217,6 @@ def test_a_notebook_passes_nbval_outside_the_repository_and_writes_nothing(
         capture_output=True,
         text=True,
     )
-    assert result.returncode == 0, result.stdout[-3000:]
-    assert " passed" in result.stdout
+    assert result.returncode == 0, result.stdout[-5000:]
+    assert " passed" in result.stdout and " failed" not in result.stdout
     assert sorted(p.name for p in folder.iterdir()) == before  # no figure, no file

@@ -90,7 +90,7 @@ from .vit import Block, Mlp, ViT
 
 if TYPE_CHECKING:  # imported on first use at run time (see __getattr__)
     from . import exercises
-    from .explore import interact_figure
+    from .explore import Choice, Number, interact_figure
     from .plotting import (
         display_figure,
         display_gif,
@@ -161,6 +161,7 @@ __all__ = [
     "attention_with_position",
     "Block",
     "check_shape",
+    "Choice",
     "class_token_attention",
     "clock_frequencies",
     "clock_pairs",
@@ -194,6 +195,7 @@ __all__ = [
     "mountain_at_dusk",
     "neighbour_contrast",
     "neighbour_wins",
+    "Number",
     "occlusion_map",
     "one_hot_patch_kernels",
     "overlap_count",
