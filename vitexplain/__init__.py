@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING
 from .attention import Attention, attention
 from .data import load_mountains, mountain_at_dusk, save_mountains
 from .digits import (
+    DIGITS_RECIPES,
     DIGITS_VIT_CONFIG,
     digits_vit,
     load_digit_split,
+    load_digit_validation_split,
     load_trained_digits_vit,
     train_digits_vit,
 )
@@ -31,12 +33,17 @@ from .inspection import (
     trace_shapes,
 )
 from .interpret import (
+    attention_entropy,
     attention_rollout,
     embedding_components,
+    fixed_top_key,
     logit_lens,
     mean_attention_distance,
     occlusion_map,
     rank_correlation,
+    reference_attention,
+    top_k_overlap,
+    top_key_share,
 )
 from .learned_position import (
     grid_neighbours,
@@ -84,7 +91,7 @@ from .torch_modules import (
     to_torch_encoder_layer,
     to_torch_multihead_attention,
 )
-from .training import evaluate, fit, train_classifier
+from .training import evaluate, fit, random_shift, train_classifier
 from .unfold import count_tokens, fold_tokens, overlap_count, soft_split_boxes
 from .vit import Block, Mlp, ViT
 
@@ -156,6 +163,7 @@ __all__ = [
     "Attention",
     "attention",
     "attention_by_origin",
+    "attention_entropy",
     "attention_maps",
     "attention_rollout",
     "attention_with_position",
@@ -168,6 +176,7 @@ __all__ = [
     "count_parameters",
     "count_tokens",
     "digits_vit",
+    "DIGITS_RECIPES",
     "DIGITS_VIT_CONFIG",
     "display_figure",
     "display_gif",
@@ -176,6 +185,7 @@ __all__ = [
     "evaluate",
     "exercises",
     "fit",
+    "fixed_top_key",
     "figure_to_array",
     "figure_to_png",
     "fold_tokens",
@@ -185,6 +195,7 @@ __all__ = [
     "grid_similarity",
     "interact_figure",
     "load_digit_split",
+    "load_digit_validation_split",
     "load_mountains",
     "load_trained_digits_vit",
     "logit_lens",
@@ -203,7 +214,9 @@ __all__ = [
     "patchify_by_conv",
     "patchify_by_slicing",
     "position_targets",
+    "random_shift",
     "rank_correlation",
+    "reference_attention",
     "relative_index",
     "relative_rotation",
     "relative_to_absolute",
@@ -266,6 +279,8 @@ __all__ = [
     "to_torch_multihead_attention",
     "toeplitz_error",
     "token_position_logits",
+    "top_k_overlap",
+    "top_key_share",
     "TokenAttention",
     "TokenTransformer",
     "trace_shapes",
