@@ -8,6 +8,7 @@ The model notebook 08 studies is trained by :func:`train_digits_vit` and shipped
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,7 @@ __all__ = [
     "digits_vit",
     "load_digit_split",
     "load_digit_validation_split",
+    "load_digits_ablation",
     "load_trained_digits_vit",
     "train_digits_vit",
 ]
@@ -200,3 +202,35 @@ def load_trained_digits_vit(pos_embed: str = "learned") -> ViT:
     model = digits_vit(pos_embed)
     model.load_state_dict(torch.load(path, weights_only=True), strict=True)
     return model.eval()
+
+
+def load_digits_ablation(name: str = "ablation") -> list[dict[str, object]]:
+    """The table ``make ablation`` wrote: accuracy of each training variant over several seeds.
+
+    Args:
+        name: ``"ablation"`` (``digits_ablation.csv``: every variant on the validation and the
+            test pictures) or ``"recipe_search"`` (``digits_recipe_search.csv``: epochs and
+            learning rates of the shipped recipe, on the validation pictures only).
+
+    Returns:
+        One dict per row of the table, in its order: text columns as str, ``seeds`` and the
+        ``*_right_by_seed`` columns as lists of int, the other columns as float.
+    """
+    if name not in ("ablation", "recipe_search"):
+        raise ValueError(f"name must be 'ablation' or 'recipe_search', got {name!r}")
+    path = WEIGHTS_DIR / f"digits_{name}.csv"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: `make ablation` writes it")
+    rows = []
+    with path.open(newline="") as handle:
+        for line in csv.DictReader(handle):
+            row: dict[str, object] = {}
+            for key, value in line.items():
+                if key == "seeds" or key.endswith("_by_seed"):
+                    row[key] = [int(v) for v in value.split()]
+                elif key in ("row", "description"):
+                    row[key] = value
+                else:
+                    row[key] = float(value)
+            rows.append(row)
+    return rows
