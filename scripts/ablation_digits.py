@@ -41,10 +41,6 @@ import vitexplain as vx
 from vitexplain.digits import SHIPPED_RECIPE, WEIGHTS_DIR
 
 TABLE = WEIGHTS_DIR / "digits_ablation.csv"
-SEARCH = WEIGHTS_DIR / "digits_recipe_search.csv"
-#: The recipe search (``--search``): the last recipe of the table trained longer, scored on the
-#: validation pictures only (the machine this was made on allowed no wider search in the time).
-GRID = [(150, 2e-3), (250, 2e-3)]
 
 #: (row name, what it is, how it is trained), in the order of the table.
 ROWS: list[tuple[str, str]] = [
@@ -84,47 +80,6 @@ def _score(row: str, seed: int, validation: bool) -> int:
     return round(history["test_accuracy"][-1] * size)
 
 
-def _search_score(epochs: int, lr: float, seed: int) -> int:
-    """Right answers of 300 validation pictures for the shipped recipe with other settings."""
-    torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
-    train_images, train_labels, val_images, val_labels = vx.load_digit_validation_split()
-    torch.manual_seed(seed)
-    model = vx.digits_vit("learned")
-    settings = {**vx.DIGITS_RECIPES[SHIPPED_RECIPE], "epochs": epochs, "lr": lr}
-    vx.train_classifier(model, (train_images, train_labels), log=None, seed=seed, **settings)
-    return round(vx.evaluate(model, val_images, val_labels)[1] * 300)
-
-
-def search(seeds: list[int], jobs: int, out: Path) -> None:
-    """Score the grid of epochs and learning rates on the validation split; write the table."""
-    tasks = [(epochs, lr, seed) for epochs, lr in GRID for seed in seeds]
-    counts = {}
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        rights = pool.map(_search_score, *zip(*tasks, strict=True))
-        for task, right in zip(tasks, rights, strict=True):
-            counts[task] = right
-            print(f"epochs {task[0]}, lr {task[1]}, seed {task[2]}: {right} of 300", flush=True)
-    with out.open("w", newline="") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(
-            [
-                "epochs",
-                "lr",
-                "seeds",
-                "validation_right_by_seed",
-                "validation_mean",
-                "validation_std",
-                "validation_min",
-                "validation_max",
-            ]
-        )
-        for epochs, lr in GRID:
-            summary = _summary([counts[epochs, lr, s] for s in seeds], 300)
-            writer.writerow([epochs, lr, " ".join(map(str, seeds)), *summary])
-            print(epochs, lr, *summary, flush=True)
-
-
 def _job(task: tuple[str, int, bool]) -> tuple[str, int, bool, int, float]:
     start = time.perf_counter()
     right = _score(*task)
@@ -147,7 +102,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--jobs", type=int, default=2, help="processes, one thread each")
-    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--out", type=Path, default=TABLE)
     parser.add_argument(
         "--rows",
         nargs="+",
@@ -155,13 +110,7 @@ def main() -> None:
         default=None,
         help="train only these rows; the other rows of an existing table are kept",
     )
-    parser.add_argument(
-        "--search", action="store_true", help="the validation search of epochs and learning rate"
-    )
     args = parser.parse_args()
-    if args.search:
-        search(args.seeds, args.jobs, args.out or SEARCH)
-        return
     args.out = args.out or TABLE
     chosen = args.rows or [row for row, _ in ROWS]
     tasks = [(row, seed, val) for row in chosen for seed in args.seeds for val in (True, False)]

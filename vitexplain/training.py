@@ -94,9 +94,7 @@ def evaluate(
     return total_loss / len(labels), correct / len(labels)
 
 
-def random_shift(
-    images: torch.Tensor, max_shift: int, generator: torch.Generator
-) -> torch.Tensor:
+def random_shift(images: torch.Tensor, max_shift: int, generator: torch.Generator) -> torch.Tensor:
     """Move each image by its own random whole-pixel offset, filling the uncovered border with 0.
 
     Each image is padded with ``max_shift`` zeros on every side and an H x W window is cut from
