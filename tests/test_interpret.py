@@ -225,6 +225,9 @@ def test_top_k_overlap_matches_sets_and_its_chance_level():
             assert math.isclose(float(overlap[i]), len(top_a & top_b) / k)
         assert abs(float(overlap.mean()) - k / 16) < 0.05  # unrelated rows: chance, k / M
     assert torch.equal(top_k_overlap(a, a, 3), torch.ones(400, dtype=torch.float64))
+    ties = torch.tensor([[1.0, 2.0, 2.0, 0.0]])  # index 1 counts before index 2
+    assert float(top_k_overlap(ties, torch.tensor([[0.0, 1.0, 0.0, 0.0]]), 1)) == 1.0
+    assert float(top_k_overlap(ties, torch.tensor([[0.0, 0.0, 1.0, 0.0]]), 1)) == 0.0
     with pytest.raises(ValueError, match="k must be at most the 16 entries per row, got 17"):
         top_k_overlap(a, b, 17)
     with pytest.raises(ValueError, match="a and b must have one shape"):

@@ -367,7 +367,8 @@ def top_k_overlap(a: torch.Tensor, b: torch.Tensor, k: int = 1) -> torch.Tensor:
     Args:
         a: shape (B, M) (or any (B, ...) flattened to it).
         b: the same shape.
-        k: how many entries to compare (ties broken by ``torch.topk``).
+        k: how many entries to compare; among equal values the lower index counts as larger
+            (a stable sort), so the result is the same on every CPU.
 
     Returns:
         Tensor of shape (B,): the share of ``a``'s top k among ``b``'s top k, in [0, 1].
@@ -379,6 +380,9 @@ def top_k_overlap(a: torch.Tensor, b: torch.Tensor, k: int = 1) -> torch.Tensor:
     k = check_int("k", k)
     if k > a.shape[1]:
         raise ValueError(f"k must be at most the {a.shape[1]} entries per row, got {k}")
-    top_a = torch.nn.functional.one_hot(a.topk(k, dim=1).indices, a.shape[1]).sum(1)  # (B, M)
-    top_b = torch.nn.functional.one_hot(b.topk(k, dim=1).indices, b.shape[1]).sum(1)  # (B, M)
-    return (top_a * top_b).sum(1).double() / k
+
+    def top(x: torch.Tensor) -> torch.Tensor:
+        order = torch.sort(x, dim=1, descending=True, stable=True).indices[:, :k]  # (B, k)
+        return torch.nn.functional.one_hot(order, x.shape[1]).sum(1)  # (B, M): 1 in the top k
+
+    return (top(a) * top(b)).sum(1).double() / k
