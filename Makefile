@@ -9,6 +9,7 @@
 #   make e2e      browser tests: the reader's path in JupyterLab, and the site (Debian's chromium)
 #   make figures  re-execute every notebook in place (refreshes outputs and figures/)
 #   make weights  retrain notebook 08's two ViTs and save them in vitexplain/weights/
+#   make ablation notebook 08's ablation table (every recipe, 3 seeds; minutes, not in CI)
 #   make lint     ruff
 #   make clean    remove .venv, caches and build artefacts
 
@@ -38,7 +39,8 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 LINT_DIRS := $(wildcard vitexplain tests notebooks benchmarks scripts e2e docs)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help setup lab lab-refresh test test-notebooks test-notebooks-baseline html e2e figures weights lint bench clean
+.PHONY: help setup lab lab-refresh test test-notebooks test-notebooks-baseline html e2e figures weights \
+	ablation lint bench clean
 
 help:
 	@echo "vitexplain -- targets (each but html creates $(VENV) from requirements.lock on first use):"
@@ -56,7 +58,8 @@ help:
 	@echo "  make e2e      browser tests: the notebooks in JupyterLab (a copy, as make lab; keyboard,"
 	@echo "                alt text, git status unchanged after saving), and the site of make html"
 	@echo "  make figures  re-execute every notebook in place: refreshes outputs and figures/"
-	@echo "  make weights  retrain notebook 08's ViTs (seeded, ~40 s) into vitexplain/weights/"
+	@echo "  make weights  retrain notebook 08's ViTs (seeded, side by side, ~2 min) into vitexplain/weights/"
+	@echo "  make ablation notebook 08's ablation over 3 seeds (~30 min) into vitexplain/weights/*.csv"
 	@echo "  make lint     ruff check and ruff format --check on $(LINT_DIRS)"
 	@echo "  make bench    benchmarks/bench.py: vitexplain against PyTorch's own modules, as ratios"
 	@echo "  make clean    remove $(VENV), $(DOCS_VENV), caches and build artefacts (keeps figures/,"
@@ -177,6 +180,10 @@ endif
 # the notebook's own training code (same bytes on the same machine).
 weights: $(STAMP)
 	$(BIN)/python scripts/train_digits.py
+
+# Every row of notebook 08's table, 3 seeds each, on the validation and the test pictures.
+ablation: $(STAMP)
+	$(BIN)/python scripts/ablation_digits.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check $(LINT_DIRS)

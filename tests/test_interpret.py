@@ -10,13 +10,18 @@ import torch
 
 from vitexplain import (
     ViT,
+    attention_entropy,
     attention_maps,
     attention_rollout,
     embedding_components,
+    fixed_top_key,
     logit_lens,
     mean_attention_distance,
     occlusion_map,
     rank_correlation,
+    reference_attention,
+    top_k_overlap,
+    top_key_share,
 )
 
 
@@ -235,3 +240,97 @@ def test_t2t_vit_is_refused_by_embedding_components_and_read_by_class_token_atte
         class_token_attention(t2t, images, 2)
     with pytest.raises(TypeError, match="model must be a ViT or T2TViT"):
         class_token_attention(t2t.tokens_to_token, images)
+
+
+def _patch_rows(maps, p=1):
+    """Brute force: every (block, head) -> list of renormalised patch-query rows (as lists)."""
+    out = {}
+    for layer, m in enumerate(maps):
+        b, h, t, _ = m.shape
+        for head in range(h):
+            rows = []
+            for image in range(b):
+                for q in range(p, t):
+                    w = [float(m[image, head, q, k]) for k in range(p, t)]
+                    rows.append([x / sum(w) for x in w])
+            out[layer, head] = rows
+    return out
+
+
+def test_entropy_and_top_share_match_a_loop_and_their_references():
+    maps = _random_maps(depth=2, b=3, h=2, n=6)
+    entropy, share = attention_entropy(maps), top_key_share(maps)
+    assert entropy.shape == share.shape == (2, 2)
+    for (layer, head), rows in _patch_rows(maps).items():
+        e = sum(-sum(x * math.log(x) for x in r) for r in rows) / len(rows)
+        assert math.isclose(float(entropy[layer, head]), e, rel_tol=1e-9)
+        assert math.isclose(float(share[layer, head]), sum(map(max, rows)) / len(rows))
+    for kind, expected_entropy, expected_share in (
+        ("self", 0.0, 1.0),
+        ("uniform", math.log(16), 1 / 16),
+    ):
+        m = [reference_attention((4, 4), kind)]
+        assert math.isclose(float(attention_entropy(m)), expected_entropy, abs_tol=1e-12)
+        assert math.isclose(float(top_key_share(m)), expected_share)
+
+
+def test_fixed_top_key_counts_the_most_frequent_top_patch():
+    maps = _random_maps(depth=2, b=7, h=2, n=5)
+    fixed = fixed_top_key(maps)
+    assert fixed.shape == (2, 2, 4)
+    for layer, m in enumerate(maps):
+        for head in range(2):
+            for q in range(4):
+                tops = [int(m[i, head, q + 1, 1:].argmax()) for i in range(7)]
+                most = max(tops.count(k) for k in set(tops))
+                assert math.isclose(float(fixed[layer, head, q]), most / 7)
+    same = [torch.stack([reference_attention((2, 2), "farthest")[0]] * 3)]  # (3, 1, 5, 5)
+    assert torch.equal(fixed_top_key(same), torch.ones(1, 1, 4, dtype=torch.float64))
+
+
+def test_reference_attention_distances_match_the_grid():
+    """Self 0 px, itself and edge neighbours 1.48 px, uniform 4.02 px on a 4 x 4 grid of 2 px."""
+    centres = [(2 * r, 2 * c) for r in range(4) for c in range(4)]
+
+    def dist(i, j):
+        return math.dist(centres[i], centres[j])
+
+    near = [[j for j in range(16) if dist(i, j) <= 2.0] for i in range(16)]
+    neighbours = sum(sum(dist(i, j) for j in near[i]) / len(near[i]) for i in range(16)) / 16
+    uniform = sum(dist(i, j) for i in range(16) for j in range(16)) / 256
+    farthest = sum(max(dist(i, j) for j in range(16)) for i in range(16)) / 16
+    for kind, expected in (
+        ("self", 0.0),
+        ("neighbours", neighbours),
+        ("uniform", uniform),
+        ("farthest", farthest),
+    ):
+        m = reference_attention((4, 4), kind)
+        assert m.shape == (1, 1, 17, 17) and torch.allclose(
+            m.sum(-1), torch.ones(1, 1, 17).double()
+        )
+        got = float(mean_attention_distance([m], (4, 4), patch_size=2))
+        assert math.isclose(got, expected, abs_tol=1e-12), kind
+    assert round(neighbours, 2) == 1.48 and round(uniform, 2) == 4.02
+    with pytest.raises(ValueError, match="kind must be one of"):
+        reference_attention((4, 4), "local")
+
+
+def test_top_k_overlap_matches_sets_and_its_chance_level():
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.rand(400, 16, generator=g), torch.rand(400, 16, generator=g)
+    for k in (1, 3):
+        overlap = top_k_overlap(a, b, k)
+        for i in range(0, 400, 37):
+            top_a = set(sorted(range(16), key=lambda j: -float(a[i, j]))[:k])
+            top_b = set(sorted(range(16), key=lambda j: -float(b[i, j]))[:k])
+            assert math.isclose(float(overlap[i]), len(top_a & top_b) / k)
+        assert abs(float(overlap.mean()) - k / 16) < 0.05  # unrelated rows: chance, k / M
+    assert torch.equal(top_k_overlap(a, a, 3), torch.ones(400, dtype=torch.float64))
+    ties = torch.tensor([[1.0, 2.0, 2.0, 0.0]])  # index 1 counts before index 2
+    assert float(top_k_overlap(ties, torch.tensor([[0.0, 1.0, 0.0, 0.0]]), 1)) == 1.0
+    assert float(top_k_overlap(ties, torch.tensor([[0.0, 0.0, 1.0, 0.0]]), 1)) == 0.0
+    with pytest.raises(ValueError, match="k must be at most the 16 entries per row, got 17"):
+        top_k_overlap(a, b, 17)
+    with pytest.raises(ValueError, match="a and b must have one shape"):
+        top_k_overlap(a, b[:, :4])

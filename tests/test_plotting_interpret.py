@@ -7,6 +7,7 @@ import torch
 from vitexplain import (
     ViT,
     attention_maps,
+    show_attention_locality,
     show_class_token_maps,
     show_digits,
     show_logit_lens,
@@ -103,3 +104,23 @@ def test_show_training_curves_wants_a_dict_of_runs():
         show_training_curves({"a": [history]})
     with pytest.raises(ValueError, match="chance must be at most 1"):
         show_training_curves({"a": history}, chance=50)
+
+
+def test_attention_locality_draws_every_head_and_every_reference():
+    g = torch.Generator().manual_seed(0)
+    distances, entropy, share = (torch.rand(3, 2, generator=g) for _ in range(3))
+    references = {"self only": (0.0, 0.0, 1.0), "uniform": (4.0, 2.77, 0.0625)}
+    fig = show_attention_locality(distances, entropy, share, references)
+    assert len(fig.axes) == 3
+    for ax, values in zip(fig.axes, (distances, entropy, share), strict=True):
+        points = [c.get_offsets() for c in ax.collections]
+        assert len(points) == 2  # one scatter per head
+        for head, offsets in enumerate(points):
+            assert np.allclose(offsets[:, 1], values[:, head].numpy())
+            assert np.allclose(np.round(offsets[:, 0]), [1, 2, 3])  # blocks 1..3, offset a bit
+        assert ax.get_xlabel() == "block"
+    for i, ax in enumerate(fig.axes):
+        levels = sorted(line.get_ydata()[0] for line in ax.lines)
+        assert levels == sorted(r[i] for r in references.values())
+    labels = fig.axes[2].get_legend_handles_labels()[1]
+    assert labels == ["head 1", "head 2", "self only", "uniform"]

@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from vitexplain import evaluate, train_classifier
+from vitexplain import evaluate, random_shift, train_classifier
 
 
 def _separable_problem(n: int = 64, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
@@ -135,3 +135,115 @@ def test_labels_of_any_integer_dtype_and_images_of_the_wrong_dtype():
         train_classifier(model, (images.double(), labels), epochs=1, log=None)
     with pytest.raises(TypeError, match="images has dtype torch.uint8"):
         evaluate(model, images.to(torch.uint8), labels)
+
+
+def _shifted_by_loop(image: torch.Tensor, dy: int, dx: int) -> torch.Tensor:
+    """The image moved by (dy, dx) pixels, uncovered pixels 0: one pixel at a time."""
+    out = torch.zeros_like(image)
+    _, h, w = image.shape
+    for y in range(h):
+        for x in range(w):
+            if 0 <= y - dy < h and 0 <= x - dx < w:
+                out[:, y, x] = image[:, y - dy, x - dx]
+    return out
+
+
+def test_random_shift_moves_each_image_by_one_offset_within_the_bound():
+    images = torch.rand(200, 2, 5, 6, generator=torch.Generator().manual_seed(0)) + 0.1
+    shifted = random_shift(images, 1, torch.Generator().manual_seed(1))
+    assert shifted.shape == images.shape
+    seen = set()
+    for image, moved in zip(images, shifted, strict=True):
+        offsets = [
+            (dy, dx)
+            for dy in (-1, 0, 1)
+            for dx in (-1, 0, 1)
+            if torch.equal(moved, _shifted_by_loop(image, dy, dx))
+        ]
+        assert len(offsets) == 1  # exactly one of the 9 shifts (all pixels > 0: no ambiguity)
+        seen.add(offsets[0])
+    assert len(seen) == 9  # every offset drawn among 200 images
+    again = random_shift(images, 1, torch.Generator().manual_seed(1))
+    assert torch.equal(again, shifted)  # seeded
+    assert random_shift(images, 0, torch.Generator()) is images
+
+
+def test_one_cycle_and_label_smoothing_match_a_hand_written_loop():
+    """The options of the one loop are PyTorch's own: OneCycleLR per step, smoothed targets."""
+    x, y = _separable_problem(40, 3)
+    torch.manual_seed(0)
+    ours = _linear(2)
+    torch.manual_seed(0)
+    reference = _linear(2)
+    train_classifier(
+        ours,
+        (x, y),
+        epochs=3,
+        batch_size=8,
+        lr=0.01,
+        weight_decay=0.1,
+        seed=5,
+        log=None,
+        schedule="onecycle",
+        label_smoothing=0.2,
+    )
+    optimizer = torch.optim.AdamW(reference.parameters(), lr=0.01, weight_decay=0.1)
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=0.01, total_steps=15)
+    generator = torch.Generator().manual_seed(5)
+    for _ in range(3):
+        order = torch.randperm(40, generator=generator)
+        for start in range(0, 40, 8):
+            batch = order[start : start + 8]
+            log_p = torch.log_softmax(reference(x[batch]), 1)  # (8, 2)
+            target = torch.full_like(log_p, 0.2 / 2)
+            target[torch.arange(8), y[batch]] += 0.8  # smoothed one-hot
+            loss = -(target * log_p).sum(1).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+    for a, b in zip(ours.parameters(), reference.parameters(), strict=True):
+        assert torch.allclose(a, b, atol=1e-6)
+    torch.manual_seed(0)
+    constant = _linear(2)
+    train_classifier(constant, (x, y), epochs=3, batch_size=8, lr=0.01, seed=5, log=None)
+    assert not torch.allclose(constant[1].weight, ours[1].weight, atol=1e-3)  # options matter
+
+
+def test_shift_augmentation_trains_on_shifted_batches():
+    """With max_shift the model sees random_shift of each batch, drawn from a seeded generator."""
+    x, y = _separable_problem(16, 4)
+    seen = []
+
+    class Recorder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = nn.Linear(6, 2)
+
+        def forward(self, images):
+            if self.training:
+                seen.append(images.clone())
+            return self.linear(images.flatten(1))
+
+    train_classifier(Recorder(), (x, y), epochs=1, batch_size=16, seed=3, log=None, max_shift=1)
+    order = torch.randperm(16, generator=torch.Generator().manual_seed(3))
+    expected = random_shift(x[order], 1, torch.Generator().manual_seed(3))
+    assert len(seen) == 1 and torch.equal(seen[0], expected)
+    assert not torch.equal(seen[0], x[order])
+
+
+def test_bad_training_options_are_named():
+    x, y = _separable_problem(8)
+    model = _linear(2)
+    with pytest.raises(ValueError, match="schedule must be one of .*got 'cosine'"):
+        train_classifier(model, (x, y), schedule="cosine", log=None)
+    with pytest.raises(ValueError, match="label_smoothing must be at least 0.0, got -0.1"):
+        train_classifier(model, (x, y), label_smoothing=-0.1, log=None)
+    with pytest.raises(ValueError, match="label_smoothing must be at most 1, got 1.5"):
+        train_classifier(model, (x, y), label_smoothing=1.5, log=None)
+    with pytest.raises(ValueError, match="max_shift must be at least 0, got -1"):
+        train_classifier(model, (x, y), max_shift=-1, log=None)
+    with pytest.raises(ValueError, match="label_smoothing needs a model with K >= 2 outputs"):
+        train_classifier(_linear(1), (x, y), label_smoothing=0.1, log=None)
+    with pytest.raises(ValueError, match=r"max_shift needs images of shape \(n, C, H, W\)"):
+        train_classifier(model, (x.flatten(1), y), max_shift=1, log=None)

@@ -15,9 +15,12 @@ from typing import TYPE_CHECKING
 from .attention import Attention, attention
 from .data import load_mountains, mountain_at_dusk, save_mountains
 from .digits import (
+    DIGITS_RECIPES,
     DIGITS_VIT_CONFIG,
     digits_vit,
     load_digit_split,
+    load_digit_validation_split,
+    load_digits_ablation,
     load_trained_digits_vit,
     train_digits_vit,
 )
@@ -31,12 +34,17 @@ from .inspection import (
     trace_shapes,
 )
 from .interpret import (
+    attention_entropy,
     attention_rollout,
     embedding_components,
+    fixed_top_key,
     logit_lens,
     mean_attention_distance,
     occlusion_map,
     rank_correlation,
+    reference_attention,
+    top_k_overlap,
+    top_key_share,
 )
 from .learned_position import (
     grid_neighbours,
@@ -84,7 +92,7 @@ from .torch_modules import (
     to_torch_encoder_layer,
     to_torch_multihead_attention,
 )
-from .training import evaluate, fit, train_classifier
+from .training import evaluate, fit, random_shift, train_classifier
 from .unfold import count_tokens, fold_tokens, overlap_count, soft_split_boxes
 from .vit import Block, Mlp, ViT
 
@@ -101,6 +109,7 @@ if TYPE_CHECKING:  # imported on first use at run time (see __getattr__)
         save_gif,
         show_attention_by_origin,
         show_attention_heads,
+        show_attention_locality,
         show_class_token_attention,
         show_class_token_maps,
         show_clock_explorer,
@@ -156,6 +165,7 @@ __all__ = [
     "Attention",
     "attention",
     "attention_by_origin",
+    "attention_entropy",
     "attention_maps",
     "attention_rollout",
     "attention_with_position",
@@ -169,6 +179,7 @@ __all__ = [
     "count_parameters",
     "count_tokens",
     "digits_vit",
+    "DIGITS_RECIPES",
     "DIGITS_VIT_CONFIG",
     "display_figure",
     "display_gif",
@@ -177,6 +188,7 @@ __all__ = [
     "evaluate",
     "exercises",
     "fit",
+    "fixed_top_key",
     "figure_to_array",
     "figure_to_png",
     "fold_tokens",
@@ -186,6 +198,8 @@ __all__ = [
     "grid_similarity",
     "interact_figure",
     "load_digit_split",
+    "load_digit_validation_split",
+    "load_digits_ablation",
     "load_mountains",
     "load_trained_digits_vit",
     "logit_lens",
@@ -205,7 +219,9 @@ __all__ = [
     "patchify_by_conv",
     "patchify_by_slicing",
     "position_targets",
+    "random_shift",
     "rank_correlation",
+    "reference_attention",
     "relative_index",
     "relative_rotation",
     "relative_to_absolute",
@@ -217,6 +233,7 @@ __all__ = [
     "save_mountains",
     "scramble_patches",
     "show_attention_by_origin",
+    "show_attention_locality",
     "show_attention_heads",
     "show_class_token_attention",
     "show_class_token_maps",
@@ -268,6 +285,8 @@ __all__ = [
     "to_torch_multihead_attention",
     "toeplitz_error",
     "token_position_logits",
+    "top_k_overlap",
+    "top_key_share",
     "TokenAttention",
     "TokenTransformer",
     "trace_shapes",

@@ -34,7 +34,12 @@ __all__ = [
     "logit_lens",
     "mean_attention_distance",
     "occlusion_map",
+    "attention_entropy",
+    "fixed_top_key",
     "rank_correlation",
+    "reference_attention",
+    "top_k_overlap",
+    "top_key_share",
 ]
 
 
@@ -342,3 +347,150 @@ def rank_correlation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     ra, rb = ra - ra.mean(1, keepdim=True), rb - rb.mean(1, keepdim=True)
     rho = (ra * rb).sum(1) / (ra.norm(dim=1) * rb.norm(dim=1))  # (B,)
     return rho[0] if single else rho
+
+
+# --- local or global? measures that mean attention distance cannot replace (notebook 08) ---
+
+
+def _patch_attention(maps: list[torch.Tensor], num_prefix_tokens: int) -> list[torch.Tensor]:
+    """Each block's patch-to-patch attention, rows renormalised over the patch keys, float64."""
+    maps = _check_maps(maps)
+    p = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
+    if maps[0].shape[-1] <= p:
+        raise ValueError(f"maps have {maps[0].shape[-1]} tokens, no patches after {p} prefix")
+    out = []
+    for weights in maps:
+        w = weights[..., p:, p:].double()  # (B, h, N, N)
+        out.append(w / w.sum(dim=-1, keepdim=True))
+    return out
+
+
+def attention_entropy(maps: list[torch.Tensor], num_prefix_tokens: int = 1) -> torch.Tensor:
+    """How spread each head's attention is: the entropy of a patch query's weights on the patches.
+
+    A query that puts all its weight on one patch has entropy 0; one that spreads it evenly over
+    N patches has log N (2.77 nats for 16). Unlike the mean attention distance, the entropy tells
+    a head fixed on one far patch from a head that looks everywhere.
+
+    Args:
+        maps: one (B, h, T, T) tensor per block, the ``num_prefix_tokens`` prefix tokens first.
+        num_prefix_tokens: tokens before the patches (1 for the class token); their keys are
+            dropped and each patch query's weights renormalised over the patch keys.
+
+    Returns:
+        Tensor of shape (depth, h): the entropy in nats, averaged over patch queries and images.
+    """
+    out = []
+    for w in _patch_attention(maps, num_prefix_tokens):
+        terms = torch.where(w > 0, -w * w.log(), torch.zeros_like(w))  # 0 log 0 = 0
+        out.append(terms.sum(-1).mean(dim=(0, 2)))  # (h,)
+    return torch.stack(out)  # (depth, h)
+
+
+def top_key_share(maps: list[torch.Tensor], num_prefix_tokens: int = 1) -> torch.Tensor:
+    """How much of a patch query's attention its single most-attended patch takes.
+
+    1 for a head that looks at one patch only, 1/N for uniform attention over N patches.
+
+    Args:
+        maps: one (B, h, T, T) tensor per block, the prefix tokens first.
+        num_prefix_tokens: tokens before the patches; weights renormalised over patch keys.
+
+    Returns:
+        Tensor of shape (depth, h): the largest weight of each patch query, averaged over patch
+        queries and images.
+    """
+    out = [w.amax(-1).mean(dim=(0, 2)) for w in _patch_attention(maps, num_prefix_tokens)]
+    return torch.stack(out)  # (depth, h)
+
+
+def fixed_top_key(maps: list[torch.Tensor], num_prefix_tokens: int = 1) -> torch.Tensor:
+    """Does a head look at the same patch whatever the picture? The stability of its top key.
+
+    For each block, head and patch query, the patch it attends most is found in every image;
+    the score is the share of images whose top key is that query's most frequent one (1: the
+    same patch in every image; near 1/N if the top key moved at random).
+
+    Args:
+        maps: one (B, h, T, T) tensor per block, the prefix tokens first.
+        num_prefix_tokens: tokens before the patches.
+
+    Returns:
+        Tensor of shape (depth, h, N): per block, head and patch query, the share of images
+        (in [0, 1]) in which the most frequent top key is the top key.
+    """
+    out = []
+    for w in _patch_attention(maps, num_prefix_tokens):
+        b, _, n, _ = w.shape
+        top = w.argmax(-1)  # (B, h, N)
+        counts = torch.nn.functional.one_hot(top, n).sum(0)  # (h, N, N keys)
+        out.append(counts.amax(-1).double() / b)  # (h, N)
+    return torch.stack(out)  # (depth, h, N)
+
+
+def reference_attention(
+    grid_size: int | tuple[int, int], kind: str, num_prefix_tokens: int = 1
+) -> torch.Tensor:
+    """Attention maps of known reach, to measure real heads against (one image, one head).
+
+    Args:
+        grid_size: (rows, cols) of the patch grid.
+        kind: ``"self"`` (each patch attends to itself only), ``"neighbours"`` (itself and its
+            up to 4 edge neighbours, evenly), ``"uniform"`` (every patch alike) or
+            ``"farthest"`` (each patch on the patch farthest from it; ties share evenly).
+        num_prefix_tokens: prefix tokens placed first (they get no weight).
+
+    Returns:
+        Tensor of shape (1, 1, T, T) with T = prefix + rows * cols; rows sum to 1 (prefix rows
+        attend to themselves).
+    """
+    rows, cols = check_size2("grid_size", grid_size)
+    p = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
+    kinds = ("self", "neighbours", "uniform", "farthest")
+    if kind not in kinds:
+        raise ValueError(f"kind must be one of {kinds}, got {kind!r}")
+    centres = _patch_centres((rows, cols), 1)  # (N, 2) in patch steps
+    distance = torch.cdist(centres, centres)  # (N, N)
+    n = rows * cols
+    if kind == "self":
+        w = torch.eye(n, dtype=torch.float64)
+    elif kind == "neighbours":
+        w = (distance <= 1.0 + 1e-9).double()  # itself and its edge neighbours
+    elif kind == "uniform":
+        w = torch.ones(n, n, dtype=torch.float64)
+    else:
+        w = (distance >= distance.amax(-1, keepdim=True) - 1e-9).double()
+    w = w / w.sum(-1, keepdim=True)
+    full = torch.eye(p + n, dtype=torch.float64)
+    full[p:, p:] = w
+    return full[None, None]  # (1, 1, T, T)
+
+
+def top_k_overlap(a: torch.Tensor, b: torch.Tensor, k: int = 1) -> torch.Tensor:
+    """How many of the k largest entries of each row of ``a`` are among the k largest of ``b``.
+
+    With M entries per row and no relation between the two, the expected overlap is k / M of the
+    k (for k = 1 on 16 patches: 6.25 %).
+
+    Args:
+        a: shape (B, M) (or any (B, ...) flattened to it).
+        b: the same shape.
+        k: how many entries to compare; among equal values the lower index counts as larger
+            (a stable sort), so the result is the same on every CPU.
+
+    Returns:
+        Tensor of shape (B,): the share of ``a``'s top k among ``b``'s top k, in [0, 1].
+    """
+    a, b = check_tensor("a", a, min_ndim=1), check_tensor("b", b, min_ndim=1)
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have one shape, got {tuple(a.shape)} and {tuple(b.shape)}")
+    a, b = a.reshape(len(a), -1), b.reshape(len(b), -1)
+    k = check_int("k", k)
+    if k > a.shape[1]:
+        raise ValueError(f"k must be at most the {a.shape[1]} entries per row, got {k}")
+
+    def top(x: torch.Tensor) -> torch.Tensor:
+        order = torch.sort(x, dim=1, descending=True, stable=True).indices[:, :k]  # (B, k)
+        return torch.nn.functional.one_hot(order, x.shape[1]).sum(1)  # (B, M): 1 in the top k
+
+    return (top(a) * top(b)).sum(1).double() / k

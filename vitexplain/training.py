@@ -1,7 +1,9 @@
 """Training a classifier on CPU (notebook 06): mini-batches, one line per epoch, evaluation.
 
 ``train_classifier`` runs Adam (AdamW with weight decay) over shuffled mini-batches and reports
-once per epoch; ``evaluate`` measures the loss and accuracy on a data set. A model with one output
+once per epoch; ``evaluate`` measures the loss and accuracy on a data set. Options of the same
+loop (notebook 08): a one-cycle learning-rate schedule, label smoothing, and random shifts of the
+training images by a pixel or two (:func:`random_shift`). A model with one output
 is trained as a binary classifier (a logit for class 1), a model with K >= 2 outputs as a K-way
 one. The data set of notebook 06 is in :mod:`vitexplain.scramble`.
 """
@@ -16,11 +18,13 @@ from torch import nn
 
 from ._checks import check_dtype, check_int, check_labelled_data, check_module, check_number
 
-__all__ = ["evaluate", "fit", "train_classifier"]
+__all__ = ["evaluate", "fit", "random_shift", "train_classifier"]
+
+SCHEDULES = ("constant", "onecycle")
 
 
 def _loss_and_correct(
-    logits: torch.Tensor, labels: torch.Tensor
+    logits: torch.Tensor, labels: torch.Tensor, label_smoothing: float = 0.0
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Mean loss and the number of right answers for a batch.
 
@@ -30,6 +34,8 @@ def _loss_and_correct(
     Args:
         logits: shape (B, K).
         labels: shape (B,), int64 class indices.
+        label_smoothing: the share of each target spread evenly over the K classes
+            (``F.cross_entropy``'s option; K >= 2 only).
 
     Returns:
         (mean loss, number of correct predictions), both 0-dimensional tensors.
@@ -40,6 +46,8 @@ def _loss_and_correct(
         )
     low, high, outputs = int(labels.min()), int(labels.max()), logits.shape[1]
     if outputs == 1:
+        if label_smoothing:
+            raise ValueError("label_smoothing needs a model with K >= 2 outputs, got 1 output")
         if low < 0 or high > 1:
             raise ValueError(f"one output needs labels 0 or 1, got labels in [{low}, {high}]")
         loss = F.binary_cross_entropy_with_logits(logits[:, 0], labels.to(logits.dtype))
@@ -50,7 +58,7 @@ def _loss_and_correct(
                 f"labels must lie in [0, {outputs - 1}] for {outputs} outputs, "
                 f"got labels in [{low}, {high}]"
             )
-        loss = F.cross_entropy(logits, labels)
+        loss = F.cross_entropy(logits, labels, label_smoothing=label_smoothing)
         predictions = logits.argmax(dim=1)  # (B,)
     return loss, (predictions == labels).sum()
 
@@ -86,6 +94,35 @@ def evaluate(
     return total_loss / len(labels), correct / len(labels)
 
 
+def random_shift(images: torch.Tensor, max_shift: int, generator: torch.Generator) -> torch.Tensor:
+    """Move each image by its own random whole-pixel offset, filling the uncovered border with 0.
+
+    Each image is padded with ``max_shift`` zeros on every side and an H x W window is cut from
+    it at a random offset: the content moves by dy, dx drawn uniformly from
+    {-max_shift, ..., max_shift}. For the digits (ink 1 on 0) this writes the same digit a pixel
+    further up, down, left or right: the assumption of a convolution, that a stroke means the
+    same anywhere, given to a model as data.
+
+    Args:
+        images: shape (B, C, H, W).
+        max_shift: the largest shift in pixels (0: the images unchanged).
+        generator: the source of the offsets.
+
+    Returns:
+        Tensor of shape (B, C, H, W), the shifted images.
+    """
+    if max_shift == 0:
+        return images
+    b, c, h, w = images.shape
+    padded = F.pad(images, (max_shift,) * 4)  # (B, C, H + 2s, W + 2s)
+    dy, dx = torch.randint(0, 2 * max_shift + 1, (2, b), generator=generator)  # (B,) each
+    rows = dy[:, None] + torch.arange(h)  # (B, H)
+    cols = dx[:, None] + torch.arange(w)  # (B, W)
+    picked = torch.arange(b)[:, None, None]
+    out = padded.permute(0, 2, 3, 1)[picked, rows[:, :, None], cols[:, None, :]]  # (B, H, W, C)
+    return out.permute(0, 3, 1, 2).contiguous()
+
+
 def fit(
     model: nn.Module,
     n: int,
@@ -95,6 +132,7 @@ def fit(
     lr: float,
     weight_decay: float = 0.0,
     seed: int = 0,
+    schedule: str = "constant",
 ) -> Iterator[float]:
     """The series' one training loop: AdamW over shuffled mini-batches, one epoch at a time.
 
@@ -102,6 +140,11 @@ def fit(
     ``seed`` (the only randomness), and takes one AdamW step per mini-batch on the loss that
     ``batch_loss`` computes from the batch's indices. :func:`train_classifier` and
     :func:`vitexplain.train_where_am_i` differ only in that loss.
+
+    With ``schedule="onecycle"`` the learning rate follows PyTorch's
+    ``torch.optim.lr_scheduler.OneCycleLR`` over all the steps of the run: it warms up from
+    ``lr / 25`` to ``lr`` in the first 30 % of the steps, then anneals to almost 0 along a
+    cosine (with AdamW's betas cycled as that scheduler does).
 
     Args:
         model: the module whose parameters are trained (set to train mode during an epoch and
@@ -113,6 +156,8 @@ def fit(
         lr: learning rate.
         weight_decay: AdamW's decoupled weight decay (0: Adam's steps exactly).
         seed: seed of the shuffling.
+        schedule: ``"constant"`` (``lr`` throughout) or ``"onecycle"`` (warm-up, then cosine
+            annealing; one scheduler step per mini-batch).
 
     Returns:
         An iterator over the epochs: it runs one epoch per step and yields the epoch's mean
@@ -127,7 +172,9 @@ def fit(
     lr = check_number("lr", lr, minimum=0.0, inclusive=False)
     weight_decay = check_number("weight_decay", weight_decay, minimum=0.0)
     seed = check_int("seed", seed, minimum=0)
-    return _fit_epochs(model, n, batch_loss, epochs, batch_size, lr, weight_decay, seed)
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
+    return _fit_epochs(model, n, batch_loss, epochs, batch_size, lr, weight_decay, seed, schedule)
 
 
 def _fit_epochs(
@@ -139,9 +186,14 @@ def _fit_epochs(
     lr: float,
     weight_decay: float,
     seed: int,
+    schedule: str,
 ) -> Iterator[float]:
     """The loop of :func:`fit`, on checked arguments."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    scheduler = None
+    if schedule == "onecycle":
+        steps = epochs * -(-n // batch_size)
+        scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=lr, total_steps=steps)
     generator = torch.Generator().manual_seed(seed)
     for _ in range(epochs):
         model.train()
@@ -153,6 +205,8 @@ def _fit_epochs(
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
+            if scheduler is not None:
+                scheduler.step()
             total += loss.item() * len(batch)
         model.eval()
         yield total / n
@@ -168,6 +222,9 @@ def train_classifier(
     weight_decay: float = 0.0,
     seed: int = 0,
     log: Callable[[str], object] | None = print,
+    schedule: str = "constant",
+    label_smoothing: float = 0.0,
+    max_shift: int = 0,
 ) -> dict[str, list[float]]:
     """Train a classifier with AdamW on shuffled mini-batches; report once per epoch.
 
@@ -175,7 +232,8 @@ def train_classifier(
     how they apply weight decay.
 
     The only randomness is the order of the mini-batches, drawn from a ``torch.Generator`` seeded
-    with ``seed``; seed the model's initial weights yourself (``torch.manual_seed``) before building
+    with ``seed`` (and, with ``max_shift > 0``, the shifts, from a second generator seeded with
+    ``seed``); seed the model's initial weights yourself (``torch.manual_seed``) before building
     it. With the same seed, model and data, the run is the same on the same machine.
 
     Args:
@@ -189,6 +247,11 @@ def train_classifier(
         seed: seed of the shuffling.
         log: called with one line of text per epoch (epoch, loss, train and test accuracy, rounded
             to 3 decimals); ``print`` by default; None for silence.
+        schedule: ``"constant"`` or ``"onecycle"`` learning rate (see :func:`fit`).
+        label_smoothing: share of each training target spread evenly over the classes (0: plain
+            cross-entropy; the reported test loss is always plain).
+        max_shift: move each training image by a random offset of up to this many pixels
+            in each direction, anew at every step (:func:`random_shift`; 0: never).
 
     Returns:
         History: lists with one entry per epoch under ``"epoch"`` (1-based), ``"loss"`` (mean
@@ -208,15 +271,29 @@ def train_classifier(
     seed = check_int("seed", seed, minimum=0)
     if log is not None and not callable(log):
         raise TypeError(f"log must be callable or None, got {log!r}")
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
+    label_smoothing = check_number("label_smoothing", label_smoothing, minimum=0.0)
+    if label_smoothing > 1:
+        raise ValueError(f"label_smoothing must be at most 1, got {label_smoothing}")
+    max_shift = check_int("max_shift", max_shift, minimum=0)
+    if max_shift and images.ndim != 4:
+        raise ValueError(
+            f"max_shift needs images of shape (n, C, H, W), got shape {tuple(images.shape)}"
+        )
+    shifts = torch.Generator().manual_seed(seed)
 
     def batch_loss(batch: torch.Tensor) -> torch.Tensor:
-        loss, _ = _loss_and_correct(model(images[batch]), labels[batch])
+        x = random_shift(images[batch], max_shift, shifts)  # (B, C, H, W)
+        loss, _ = _loss_and_correct(model(x), labels[batch], label_smoothing)
         return loss
 
     history: dict[str, list[float]] = {"epoch": [], "loss": [], "train_accuracy": []}
     if test is not None:
         history.update(test_loss=[], test_accuracy=[])
-    epoch_losses = fit(model, len(labels), batch_loss, epochs, batch_size, lr, weight_decay, seed)
+    epoch_losses = fit(
+        model, len(labels), batch_loss, epochs, batch_size, lr, weight_decay, seed, schedule
+    )
     for epoch, loss in enumerate(epoch_losses, start=1):
         _, train_accuracy = evaluate(model, images, labels)
         history["epoch"].append(epoch)

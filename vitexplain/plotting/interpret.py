@@ -28,6 +28,7 @@ from .core import (
 from .learned_position import position_similarity_mosaic
 
 __all__ = [
+    "show_attention_locality",
     "show_class_token_maps",
     "show_digits",
     "show_logit_lens",
@@ -288,4 +289,49 @@ def show_vit_figure7(
     right.set_ylabel("mean attention distance (pixels)")
     right.set_ylim(0, None)
     right.legend(fontsize=7, loc="lower right")
+    return fig
+
+
+def show_attention_locality(
+    distances,
+    entropy,
+    top_share,
+    references: dict[str, tuple[float, float, float]],
+) -> Figure:
+    """Local or global: three measures of every head against the same attention of known reach.
+
+    Args:
+        distances: shape (depth, h), mean attention distance in pixels.
+        entropy: shape (depth, h), entropy of a patch query's attention over the patches (nats).
+        top_share: shape (depth, h), the weight of a patch query's most-attended patch.
+        references: name -> (distance, entropy, top share) of a reference attention (e.g.
+            ``"self only"``, ``"self + 4 neighbours"``, ``"uniform"``), drawn as labelled
+            horizontal lines in all three panels.
+
+    Returns:
+        The figure: three panels side by side, each a point per head against the block (heads
+        in separate colours, slightly offset), with the references as dashed lines.
+    """
+    values = [_as_array(a) for a in (distances, entropy, top_share)]
+    depth, heads = values[0].shape
+    fig = Figure(figsize=(11, 3.4), layout="constrained")
+    axes = fig.subplots(1, 3)
+    labels = (
+        "mean attention distance (pixels)",
+        "entropy of a query's attention (nats)",
+        "weight on the top patch",
+    )
+    styles = ("--", "-.", ":", (0, (5, 1)))
+    for i, (ax, value, label) in enumerate(zip(axes, values, labels, strict=True)):
+        for head in range(heads):
+            x = np.arange(1, depth + 1) + 0.08 * (head - (heads - 1) / 2)
+            ax.scatter(x, value[:, head], s=20, label=f"head {head + 1}", zorder=3)
+        for j, (name, reference) in enumerate(references.items()):
+            ax.axhline(reference[i], color="grey", ls=styles[j % 4], lw=1, label=name)
+        ax.set_xticks(range(1, depth + 1))
+        ax.set_xlabel("block")
+        ax.set_ylabel(label)
+    axes[0].set_ylim(-0.2, None)
+    axes[2].set_ylim(0, 1.05)
+    axes[2].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
     return fig
