@@ -169,7 +169,7 @@ def test_the_notebooks_extra_brings_what_every_notebook_imports(installed: Path)
     assert not (extra & {"pytest", "nbval", "ruff", "playwright"}), extra  # no test tools
     distributions = packages_distributions()
     imports = set().union(*(_notebook_imports(p) for p in NOTEBOOKS))
-    assert {"torch", "vitexplain", "ipywidgets"} <= imports  # the parser sees the imports
+    assert {"torch", "vitexplain"} <= imports  # the parser sees the imports
     missing = {}
     for module in sorted(imports - set(sys.stdlib_module_names) - {"vitexplain"}):
         names = {canonicalize_name(d) for d in distributions.get(module, [])}

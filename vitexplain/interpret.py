@@ -338,6 +338,7 @@ def rank_correlation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     def ranks(x: torch.Tensor) -> torch.Tensor:
         # equal values share their average rank: the mean of (number smaller) and
         # (number not larger) - 1, both read off the sorted row in O(M log M)
+        x = x.contiguous()  # searchsorted warns (on stderr) about a strided input
         ordered = x.sort(dim=1).values  # (B, M)
         below = torch.searchsorted(ordered, x, side="left").double()
         not_above = torch.searchsorted(ordered, x, side="right").double()
