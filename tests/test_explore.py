@@ -131,14 +131,19 @@ def test_bad_arguments_are_refused_by_name():
         interact_figure("draw", dim=Number(18, 8, 64, "d"))
     with pytest.raises(TypeError, match="must return a matplotlib Figure, got str"):
         interact_figure(lambda p: "no figure", p=widgets.IntSlider())
-    with pytest.raises(ValueError, match=r"control p=: value must be one of \[1, 2\], got 3"):
-        interact_figure(draw, p=Choice([1, 2], 3, "p"))
-    with pytest.raises(ValueError, match="control dim= needs step >= 1 and min <= value <= max"):
-        interact_figure(draw, dim=Number(4, 8, 64, "d"))
-    with pytest.raises(TypeError, match="control dim=: max must be an int, got 64.0"):
-        interact_figure(draw, dim=Number(18, 8, 64.0, "d"))
-    with pytest.raises(ValueError, match="control dim= needs a description"):
-        interact_figure(draw, dim=Number(18, 8, 64, ""))
+    # a control description is refused where it is made, naming the field
+    with pytest.raises(ValueError, match=r"Choice: value must be one of \[1, 2\], got 3"):
+        Choice([1, 2], 3, "p")
+    with pytest.raises(TypeError, match="Choice: options must be a list of values, got 5"):
+        Choice(5, 5, "p")
+    with pytest.raises(ValueError, match=r"Number: value must lie in \[min, max\] = \[8, 64\]"):
+        Number(4, 8, 64, "d")
+    with pytest.raises(ValueError, match="Number: step must be at least 1, got 0"):
+        Number(18, 8, 64, "d", step=0)
+    with pytest.raises(TypeError, match="Number: max must be an int, got 64.0"):
+        Number(18, 8, 64.0, "d")
+    with pytest.raises(TypeError, match="Number: description must be a non-empty str"):
+        Number(18, 8, 64, "")
     with pytest.raises(ValueError, match="alt must say what the figure shows"):
         interact_figure(draw, alt="clocks", dim=Number(18, 8, 64, "d"))
     with pytest.raises(ValueError, match="caption must read 'Figure <notebook>.<k> — "):

@@ -162,6 +162,57 @@ def cases(scratch: Path) -> dict[str, tuple[dict, list[tuple[dict, str]]]]:
             {"model": vit, "x": images},
             [bad(x=images.double()), bad(model=torch.nn.Linear(2, 2)), bad(x=torch.rand(2, 8, 8))],
         ),
+        "attention_entropy": (
+            {"maps": maps},
+            [
+                bad(maps=[]),
+                bad(num_prefix_tokens=-1),
+                bad_as("maps[0]", maps=[torch.full((2, 2, 17, 17), nan)]),
+                bad(num_prefix_tokens=17),
+            ],
+        ),
+        "Choice": (
+            {"options": [1, 2], "value": 1, "description": "size"},
+            [bad(options=[]), bad(value=3), bad(description=3), bad(options=5)],
+        ),
+        "fixed_top_key": (
+            {"maps": maps},
+            [bad(maps="x"), bad(num_prefix_tokens=1.5), bad_as("maps[0]", maps=[maps[0][0]])],
+        ),
+        "Number": (
+            {"value": 2, "min": 1, "max": 4, "description": "k"},
+            [bad(value=9), bad(min=5), bad(step=0), bad(value=2.5), bad(description=None)],
+        ),
+        "random_shift": (
+            {"images": images, "max_shift": 1, "generator": torch.Generator()},
+            [bad(images=images[0]), bad(max_shift=-1), bad(max_shift=8), bad(generator=0)],
+        ),
+        "reference_attention": (
+            {"grid_size": 4, "kind": "uniform"},
+            [bad(kind="global"), bad(grid_size=0), bad(num_prefix_tokens=-1), bad(kind=1)],
+        ),
+        "show_attention_locality": (
+            {
+                "distances": torch.rand(2, 2),
+                "entropy": torch.rand(2, 2),
+                "top_share": torch.rand(2, 2),
+                "references": {"uniform": (4.0, 2.77, 0.06)},
+            },
+            [
+                bad(distances=torch.rand(2)),
+                bad(entropy=torch.rand(3, 2)),
+                bad(top_share=torch.full((2, 2), nan)),
+                bad(references=[1, 2, 3]),
+            ],
+        ),
+        "top_k_overlap": (
+            {"a": torch.rand(3, 16), "b": torch.rand(3, 16)},
+            [bad(b=torch.rand(3, 4)), bad(k=17), bad(k=0), bad(a="x")],
+        ),
+        "top_key_share": (
+            {"maps": maps},
+            [bad(maps=None), bad(num_prefix_tokens="1"), bad_as("maps[0]", maps=[maps[0] * 3])],
+        ),
         "attention_rollout": (
             {"maps": maps},
             [

@@ -72,6 +72,9 @@ class Choice:
     value: Any
     description: str
 
+    def __post_init__(self) -> None:
+        _check_spec("", self)
+
 
 @dataclass(frozen=True)
 class Number:
@@ -91,6 +94,9 @@ class Number:
     description: str
     step: int = 1
 
+    def __post_init__(self) -> None:
+        _check_spec("", self)
+
 
 def _ipywidgets():
     """The ipywidgets module, or None when it is not installed."""
@@ -105,25 +111,31 @@ def _option_values(options: Sequence[Any]) -> list[Any]:
 
 
 def _check_spec(name: str, spec: Choice | Number) -> None:
+    """Refuse a control description with a message naming the field (and the control)."""
+    where = f"{type(spec).__name__}" + (f" for {name}=" if name else "")
     if not isinstance(spec.description, str) or not spec.description:
-        raise ValueError(
-            f"control {name}= needs a description (its label), got {spec.description!r}"
+        raise TypeError(
+            f"{where}: description must be a non-empty str (the control's label), "
+            f"got {spec.description!r}"
         )
     if isinstance(spec, Choice):
+        if isinstance(spec.options, str) or not isinstance(spec.options, Sequence | range):
+            raise TypeError(f"{where}: options must be a list of values, got {spec.options!r}")
         values = _option_values(list(spec.options))
         if not values:
-            raise ValueError(f"control {name}= needs at least one option, got {spec.options!r}")
+            raise ValueError(f"{where}: options must hold at least one value, got {spec.options!r}")
         if spec.value not in values:
-            raise ValueError(f"control {name}=: value must be one of {values}, got {spec.value!r}")
+            raise ValueError(f"{where}: value must be one of {values}, got {spec.value!r}")
         return
     for field in ("value", "min", "max", "step"):
         number = getattr(spec, field)
         if isinstance(number, bool) or not isinstance(number, int):
-            raise TypeError(f"control {name}=: {field} must be an int, got {number!r}")
-    if spec.step < 1 or not spec.min <= spec.value <= spec.max:
+            raise TypeError(f"{where}: {field} must be an int, got {number!r}")
+    if spec.step < 1:
+        raise ValueError(f"{where}: step must be at least 1, got {spec.step}")
+    if not spec.min <= spec.value <= spec.max:
         raise ValueError(
-            f"control {name}= needs step >= 1 and min <= value <= max, got step={spec.step}, "
-            f"min={spec.min}, value={spec.value}, max={spec.max}"
+            f"{where}: value must lie in [min, max] = [{spec.min}, {spec.max}], got {spec.value}"
         )
 
 

@@ -358,7 +358,10 @@ def _patch_attention(maps: list[torch.Tensor], num_prefix_tokens: int) -> list[t
     maps = _check_maps(maps)
     p = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
     if maps[0].shape[-1] <= p:
-        raise ValueError(f"maps have {maps[0].shape[-1]} tokens, no patches after {p} prefix")
+        raise ValueError(
+            f"num_prefix_tokens must leave patch tokens: maps have {maps[0].shape[-1]} tokens, "
+            f"got num_prefix_tokens={p}"
+        )
     out = []
     for weights in maps:
         w = weights[..., p:, p:].double()  # (B, h, N, N)

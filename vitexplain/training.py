@@ -16,7 +16,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._checks import check_dtype, check_int, check_labelled_data, check_module, check_number
+from ._checks import (
+    check_dtype,
+    check_int,
+    check_labelled_data,
+    check_module,
+    check_number,
+    check_tensor,
+)
 
 __all__ = ["evaluate", "fit", "random_shift", "train_classifier"]
 
@@ -111,6 +118,15 @@ def random_shift(images: torch.Tensor, max_shift: int, generator: torch.Generato
     Returns:
         Tensor of shape (B, C, H, W), the shifted images.
     """
+    images = check_tensor("images", images, ndim=4)
+    max_shift = check_int("max_shift", max_shift, minimum=0)
+    if max_shift >= min(images.shape[-2:]):
+        raise ValueError(
+            f"max_shift must be smaller than the images' height and width "
+            f"{tuple(images.shape[-2:])}, got {max_shift}"
+        )
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
     if max_shift == 0:
         return images
     b, c, h, w = images.shape

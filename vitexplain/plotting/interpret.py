@@ -312,8 +312,24 @@ def show_attention_locality(
         The figure: three panels side by side, each a point per head against the block (heads
         in separate colours, slightly offset), with the references as dashed lines.
     """
-    values = [_as_array(a) for a in (distances, entropy, top_share)]
+    names = ("distances", "entropy", "top_share")
+    values = [
+        check_array(n, a, ndim=2, finite=True)
+        for n, a in zip(names, (distances, entropy, top_share), strict=True)
+    ]
     depth, heads = values[0].shape
+    for name, value in zip(names[1:], values[1:], strict=True):
+        if value.shape != (depth, heads):
+            raise ValueError(
+                f"{name} must have the shape of distances {(depth, heads)}, got {value.shape}"
+            )
+    if not isinstance(references, dict) or not all(
+        isinstance(k, str) and np.shape(v) == (3,) for k, v in references.items()
+    ):
+        raise TypeError(
+            "references must be a dict {name: (distance, entropy, top share)}, "
+            f"got {references!r}"
+        )
     fig = Figure(figsize=(11, 3.4), layout="constrained")
     axes = fig.subplots(1, 3)
     labels = (
