@@ -14,8 +14,8 @@ right answers per seed (validation of 300, test of 397), their mean and spread. 
 printed, never stored (they depend on the machine and its load). Runs on one thread per process
 (as ``make weights`` does: a thread count changes PyTorch's float sums, hence the weights).
 
-Usage: ``python scripts/ablation_digits.py [--seeds 0 1 2] [--jobs 2]`` (about 20 minutes on
-2 cores with 2 jobs).
+Usage: ``python scripts/ablation_digits.py [--seeds 0 1 2] [--jobs 2]`` (about 24 CPU-minutes:
+12 to 25 minutes on 2 cores with 2 jobs, by the load). A second run writes the same table.
 """
 
 from __future__ import annotations
