@@ -7,7 +7,8 @@ the stored file independent of timing:
 * no execution timings, no widget state (random widget ids);
 * consecutive stream outputs of a cell merged (the kernel splits printed text at arbitrary points);
 * outputs of cells tagged ``explore`` dropped: their live widgets only mean something in a running
-  JupyterLab, and nbval ignores them (``# NBVAL_IGNORE_OUTPUT``) while still running the cell.
+  JupyterLab, and nbval ignores them (``# NBVAL_IGNORE_OUTPUT``) while still running the cell;
+  likewise cells tagged ``timing``, whose output (seconds on this machine) changes on every run.
 
 Usage: ``python scripts/execute_notebooks.py [--jobs N] notebooks/*.ipynb`` (two notebooks at a
 time by default: most of a notebook's time is its kernel starting and importing, on one core).
@@ -23,7 +24,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-EXPLORE_TAG = "explore"
+# Cells whose output is never stored: live widgets, and timings that change on every run.
+UNSTORED_TAGS = {"explore", "timing"}
 
 
 def merge_streams(outputs: list) -> list:
@@ -50,7 +52,7 @@ def execute(path: Path) -> float:
     start = time.perf_counter()
     NotebookClient(
         nb,
-        timeout=120,
+        timeout=600,
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
         record_timing=False,
@@ -60,7 +62,7 @@ def execute(path: Path) -> float:
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        if EXPLORE_TAG in cell.metadata.get("tags", []):
+        if UNSTORED_TAGS & set(cell.metadata.get("tags", [])):
             cell.outputs = []
         else:
             cell.outputs = merge_streams(cell.outputs)
