@@ -80,3 +80,9 @@ def test_alt_texts_and_captions_are_distinct_across_the_series():
         texts = [figure[key] for figure in figures]
         repeated = {text for text in texts if texts.count(text) > 1}
         assert not repeated, repeated
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_notebook_stays_under_one_megabyte(path: Path):
+    """A notebook is read in a browser and cloned by every learner: figures are 8-bit PNGs."""
+    assert path.stat().st_size <= 2**20, f"{path.name}: {path.stat().st_size:,} bytes"
