@@ -82,9 +82,11 @@ def run_it_yourself(filename: str) -> dict:
         "```{admonition} Run it yourself\n"
         ":class: tip vx-run\n"
         "This page shows the notebook with the outputs stored in it; nothing was run to build "
-        f"it. Download {{download}}`{filename} <{filename}>`, or clone the repository and run "
-        "`make lab`: it sets up the locked environment and opens every notebook in JupyterLab, "
-        "where you can run the cells and change the code.\n"
+        f"it. Download {{download}}`{filename} <{filename}>` and open it in JupyterLab in an "
+        "environment with the package and its `notebooks` extra (`pip install torch==2.13.0`, "
+        'then `pip install "vitexplain[notebooks]"` from the repository); or clone the repository '
+        "and run `make lab`: it sets up the locked environment and opens your own copy of every "
+        "notebook in JupyterLab, where you can run the cells, change the code and save.\n"
         "```"
     )
     return {"cell_type": "markdown", "metadata": {}, "source": text, "id": "vx-run-it-yourself"}
