@@ -143,26 +143,30 @@ def _style() -> dict[str, str]:
     return {"description_width": "initial"}  # the whole label, not cut at ipywidgets' width
 
 
+def _new_slider(widgets, kind: str, source: Any) -> ipywidgets.ValueWidget:
+    """A slider of class ``kind`` with the value, range (or options) and label of ``source``.
+
+    ``source`` is a :class:`Choice` or :class:`Number`, or the ipywidgets control it replaces.
+    """
+    if kind == "SelectionSlider":
+        shape = {"options": list(source.options)}
+    else:
+        shape = {"min": source.min, "max": source.max, "step": source.step}
+    return getattr(widgets, kind)(
+        value=source.value,
+        description=source.description,
+        continuous_update=False,
+        style=_style(),
+        **shape,
+    )
+
+
 def _slider_for(widgets, name: str, control: object) -> ipywidgets.ValueWidget:
     """The keyboard-safe slider shown for one control (see the module's docstring)."""
     if isinstance(control, Choice | Number):
         _check_spec(name, control)
-        if isinstance(control, Choice):
-            return widgets.SelectionSlider(
-                options=list(control.options),
-                value=control.value,
-                description=control.description,
-                continuous_update=False,
-                style=_style(),
-            )
-        return widgets.IntSlider(
-            value=control.value,
-            min=control.min,
-            max=control.max,
-            step=control.step,
-            description=control.description,
-            continuous_update=False,
-            style=_style(),
+        return _new_slider(
+            widgets, "SelectionSlider" if isinstance(control, Choice) else "IntSlider", control
         )
     if not isinstance(control, widgets.ValueWidget):
         raise TypeError(
@@ -171,23 +175,9 @@ def _slider_for(widgets, name: str, control: object) -> ipywidgets.ValueWidget:
         )
     kind = type(control).__name__
     if kind in _AS_SELECTION_SLIDER:
-        slider = widgets.SelectionSlider(
-            options=control.options,
-            value=control.value,
-            description=control.description,
-            continuous_update=False,
-            style=_style(),
-        )
+        slider = _new_slider(widgets, "SelectionSlider", control)
     elif kind in _AS_SLIDER:
-        slider = getattr(widgets, _AS_SLIDER[kind])(
-            value=control.value,
-            min=control.min,
-            max=control.max,
-            step=control.step,
-            description=control.description,
-            continuous_update=False,
-            style=_style(),
-        )
+        slider = _new_slider(widgets, _AS_SLIDER[kind], control)
     else:
         if hasattr(control, "continuous_update") and hasattr(control, "readout"):
             control.continuous_update = False  # a slider: redraw on release, not while dragging
