@@ -172,6 +172,7 @@ e2e: $(STAMP) html
 figures: $(STAMP)
 ifneq ($(NOTEBOOKS),)
 	VITEXPLAIN_FIGURES_DIR=$(CURDIR)/figures $(BIN)/python scripts/execute_notebooks.py $(NOTEBOOKS)
+	$(BIN)/python scripts/export_site_vit.py
 else
 	@echo "no notebooks/*.ipynb to execute"
 endif
@@ -180,6 +181,7 @@ endif
 # the notebook's own training code (same bytes on the same machine).
 weights: $(STAMP)
 	$(BIN)/python scripts/train_digits.py
+	$(BIN)/python scripts/export_site_vit.py
 
 # Every row of notebook 08's table, 3 seeds each, on the validation and the test pictures.
 ablation: $(STAMP)

@@ -1,0 +1,44 @@
+"""scripts/export_site_vit.py: the site's copy of notebook 08's ViT is the shipped one, not stale."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import torch
+
+import vitexplain as vx
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "export_site_vit.py"
+TRACKED = ROOT / "docs" / "_data" / "digits_vit.json"
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("export_site_vit", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tracked_export_equals_a_fresh_export_of_the_shipped_weights():
+    fresh = _script().export()
+    assert TRACKED.read_text(encoding="utf-8") == fresh, (
+        "docs/_data/digits_vit.json is stale: run `python scripts/export_site_vit.py` "
+        "(make figures and make weights do)"
+    )
+
+
+def test_export_holds_the_exact_weights_pictures_and_labels():
+    script = _script()
+    data = json.loads(TRACKED.read_text(encoding="utf-8"))
+    model = vx.load_trained_digits_vit("learned")  # notebook 08's model
+    state = model.state_dict()
+    assert list(data["params"]) == list(state)
+    for name, tensor in state.items():
+        exported = torch.from_numpy(script.decode_param(data["params"][name]).copy())
+        assert torch.equal(exported, tensor), name
+    assert data["config"] == {**vx.DIGITS_VIT_CONFIG, "img_size": [8, 8], "pos_embed": "learned"}
+    _, _, test_images, test_labels = vx.load_digit_split()
+    levels = torch.tensor([int(c, 17) for c in data["test_images"]], dtype=torch.float32)
+    assert torch.equal(levels.view(397, 1, 8, 8) / 16, test_images)
+    assert [int(c) for c in data["test_labels"]] == test_labels.tolist()
