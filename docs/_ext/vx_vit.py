@@ -1,0 +1,146 @@
+"""The live ViT on notebook 08's page: the shipped model, run in the reader's browser.
+
+Notebook 08 holds a Markdown cell with the line ``<!-- vx-live-vit ... -->`` (an HTML comment:
+nothing in JupyterLab). On the site this extension puts there the widget's markup, the exported
+weights and test pictures (``docs/_data/digits_vit.json``, written by
+``scripts/export_site_vit.py``) as a JSON block, and ``docs/_js/vit.js``, all inline: the page is
+opened from ``file://``, where a browser refuses ``fetch`` and module scripts. Its style is
+``_static/vx-vit.css``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+
+DOCS = Path(__file__).resolve().parents[1]
+DATA = DOCS / "_data" / "digits_vit.json"
+SCRIPT = DOCS / "_js" / "vit.js"
+PAGE = "notebooks/08_vit_on_digits"
+MARKER = re.compile(r"<!-- vx-live-vit\b.*?-->")
+
+
+def _canvas(vx: str, size: int, label: str) -> str:
+    return (
+        f'<canvas data-vx="{vx}" width="{size}" height="{size}" role="img" '
+        f'aria-label="{label}"></canvas>'
+    )
+
+
+def widget_html(num_classes: int, depth: int, heads: int, grid: int) -> str:
+    """The widget's markup; vit.js fills it in (and shows it: without JavaScript it stays hidden)."""
+    patches = "".join(
+        f'<option value="{1 + i}">patch at row {i // grid + 1}, column {i % grid + 1}</option>'
+        for i in range(grid * grid)
+    )
+    probs = "".join(
+        f'<li><span class="vx-vit-class">{k}</span><span class="vx-vit-track" aria-hidden="true">'
+        f'<span class="vx-vit-bar"></span></span><span class="vx-vit-value"></span></li>'
+        for k in range(num_classes)
+    )
+    head_titles = "".join(f'<span class="vx-vit-head">head {h + 1}</span>' for h in range(heads))
+    maps = "".join(
+        f'<span class="vx-vit-block">block {b + 1}</span>'
+        + "".join(
+            f'<canvas data-vx-map="{b}-{h}" width="64" height="64" role="img" '
+            f'aria-label="block {b + 1}, head {h + 1}"></canvas>'
+            for h in range(heads)
+        )
+        for b in range(depth)
+    )
+    lens_head = "".join(f'<th scope="col">{k}</th>' for k in range(num_classes))
+    lens_rows = "".join(
+        f'<tr><th scope="row">block {b + 1}</th>{"<td></td>" * num_classes}</tr>'
+        for b in range(depth)
+    )
+    return f"""
+<div class="vx-vit" id="vx-vit" hidden>
+<h3 id="vx-vit-title">The live model</h3>
+<p>Everything below is computed in your browser, at once, from the shipped weights
+(<code>digits_vit_learned.pt</code>, the model of this notebook) by the plain JavaScript of
+<code>docs/_js/vit.js</code>: nothing is sent anywhere. Draw a digit or pick a test picture.</p>
+<div class="vx-vit-input">
+<div class="vx-vit-drawing">
+<canvas data-vx="draw" class="vx-vit-draw" width="192" height="192" tabindex="0"
+ role="application" aria-roledescription="drawing grid" aria-describedby="vx-vit-draw-help"
+ aria-label="Drawing grid, 8 by 8 pixels"></canvas>
+<p class="vx-vit-cursor" data-vx="cursor" aria-live="polite"></p>
+</div>
+<div class="vx-vit-controls">
+<label for="vx-vit-slider">Test picture</label>
+<input type="range" id="vx-vit-slider" data-vx="slider" min="0" max="396" step="1" value="0"
+ aria-describedby="vx-vit-picture">
+<output id="vx-vit-picture" data-vx="picture-text" for="vx-vit-slider"></output>
+<button type="button" data-vx="clear">Clear the drawing</button>
+<p id="vx-vit-draw-help" class="vx-vit-note">Draw by clicking or dragging on the grid (or by
+touch); by keyboard, the arrow keys move the cursor and Space toggles ink. Ink is level 16, the
+darkest of the digits' 0–16 scale (the model sees 16 / 16 = 1, as <code>vx.load_digit_split</code>
+scales the pictures); on a pixel with ink, drawing erases it to 0.</p>
+<details class="vx-vit-numbers"><summary>The picture as numbers</summary>
+<p data-vx="draw-levels"></p></details>
+</div>
+</div>
+<p class="vx-vit-status" data-vx="status" role="status" aria-live="polite"></p>
+<h4>Class probabilities</h4>
+<ol class="vx-vit-probs" data-vx="probs" aria-label="Class probabilities, classes 0 to 9">
+{probs}</ol>
+<h4>Attention in every block and head</h4>
+<p><label for="vx-vit-query">Query token</label>
+<select id="vx-vit-query" data-vx="query"><option value="0">the class token</option>{patches}
+</select></p>
+<div class="vx-vit-heads" role="group" aria-label="Attention maps, one per block and head">
+<span></span>{head_titles}{maps}</div>
+<p class="vx-vit-note">Each panel: the weight <span data-vx="attn-who">the class token</span>
+gives each of the 16 patches, laid on the 4 × 4 grid, in one block and head (as Figure 8.2;
+bright = large, one scale from 0 to <span data-vx="attn-scale"></span>).</p>
+<div class="vx-vit-pair">
+<figure>{_canvas("rollout", 96, "rollout")}
+<figcaption>Rollout: the class token's row of R over the 16 patches (bright = large, 0 to
+<span data-vx="rollout-scale"></span>).</figcaption></figure>
+<figure>{_canvas("occlusion", 96, "occlusion")}
+<figcaption>Occlusion: the probability of the predicted class lost when a patch is set to 0
+(red: lost, blue: gained; one scale, symmetric about 0, up to ±<span
+data-vx="occlusion-scale"></span>).</figcaption></figure>
+</div>
+<h4>Logit lens</h4>
+<div class="vx-vit-scroll" role="region" aria-label="Logit lens table" tabindex="0">
+<table class="vx-vit-lens" data-vx="lens">
+<caption>Class probabilities read after each block (final norm and head on the class token);
+the largest of each row in bold.</caption>
+<thead><tr><th scope="col">after</th>{lens_head}</tr></thead>
+<tbody>{lens_rows}</tbody></table></div>
+</div>
+<noscript><p>The live model needs JavaScript.</p></noscript>
+"""
+
+
+def page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    body = context.get("body", "")
+    found = MARKER.search(body)
+    if found is None:
+        if pagename == PAGE:
+            raise ExtensionError(f"{PAGE} has no <!-- vx-live-vit --> line for the live ViT")
+        return
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    config = data["config"]
+    grid = config["img_size"][0] // config["patch_size"]
+    markup = widget_html(config["num_classes"], config["depth"], config["num_heads"], grid)
+    payload = DATA.read_text(encoding="utf-8").strip().replace("</", "<\\/")
+    script = SCRIPT.read_text(encoding="utf-8")
+    if "</script" in script:
+        raise ExtensionError(f"{SCRIPT} must not contain '</script'")
+    inline = (
+        f'{markup}<script type="application/json" id="vx-vit-data">{payload}</script>\n'
+        f"<script>\n{script}</script>\n"
+    )
+    context["body"] = body[: found.start()] + inline + body[found.end() :]
+
+
+def setup(app: Sphinx) -> dict:
+    app.add_css_file("vx-vit.css")
+    app.connect("html-page-context", page_context)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,588 @@
+/* Notebook 08's ViT, live in the page: the forward pass of vitexplain's ViT in plain JavaScript,
+ * and the notebook's three questions asked of it (attention and rollout, logit lens, occlusion).
+ *
+ * Read it beside vitexplain/vit.py, attention.py and interpret.py: the steps and the names are
+ * the package's (patch_embed, cls_token, pos_embed, blocks[i].norm1 / attn.qkv / attn.proj /
+ * norm2 / mlp.fc1 / mlp.fc2, norm, head). One picture at a time, so the batch axis B is dropped
+ * from the shape comments. The weights are the float32 numbers of vitexplain/weights/
+ * digits_vit_learned.pt (exported by scripts/export_site_vit.py into the JSON block of this
+ * page); the arithmetic is JavaScript's float64, so the results are those of the notebook's
+ * `vit64` (the same weights in float64) up to the order of the sums.
+ */
+(function () {
+  "use strict";
+
+  // --- the weights --------------------------------------------------------------------------
+
+  /** One exported tensor, [shape, base64 of little-endian float32], as a Float64Array. */
+  function decode(entry) {
+    const bytes = Uint8Array.from(atob(entry[1]), (c) => c.charCodeAt(0));
+    const values = new Float32Array(bytes.buffer);
+    return Float64Array.from(values);
+  }
+
+  /** The model as nested objects named like the package's modules. */
+  function loadModel(data) {
+    const p = {};
+    for (const name in data.params) p[name] = decode(data.params[name]);
+    const linear = (name) => ({
+      weight: p[name + ".weight"], // (out, in), as nn.Linear stores it
+      bias: p[name + ".bias"] || null, // (out,); qkv has none (qkv_bias=False)
+      out: data.params[name + ".weight"][0][0],
+      in: data.params[name + ".weight"][0][1],
+    });
+    const layerNorm = (name) => ({ weight: p[name + ".weight"], bias: p[name + ".bias"] });
+    const c = data.config;
+    const blocks = [];
+    for (let i = 0; i < c.depth; i++) {
+      const b = "blocks." + i;
+      blocks.push({
+        norm1: layerNorm(b + ".norm1"),
+        attn: { qkv: linear(b + ".attn.qkv"), proj: linear(b + ".attn.proj") },
+        norm2: layerNorm(b + ".norm2"),
+        mlp: { fc1: linear(b + ".mlp.fc1"), fc2: linear(b + ".mlp.fc2") },
+      });
+    }
+    const side = c.img_size[0] / c.patch_size;
+    return {
+      config: c,
+      numHeads: c.num_heads,
+      embedDim: c.embed_dim,
+      patchSize: c.patch_size,
+      gridSize: side, // 4: a 4 x 4 grid of patches
+      numTokens: side * side, // N = 16 patch tokens
+      patch_embed: { proj: linear("patch_embed.proj") }, // Linear(C*P*P, D) on patchified pixels
+      cls_token: p["cls_token"], // (1, 1, D)
+      pos_embed: p["pos_embed"], // (1, N+1, D), learned
+      blocks: blocks,
+      norm: layerNorm("norm"),
+      head: linear("head"),
+    };
+  }
+
+  // --- the layers ---------------------------------------------------------------------------
+
+  /** nn.Linear on n tokens: x (n, in) -> (n, out), y = x W^T + b. Two tokens and two outputs
+   * at a time: each value read serves two products (the same sums, in the same order, faster);
+   * `out` is even for every layer here. */
+  function linear(layer, x, n) {
+    const w = layer.weight, b = layer.bias, din = layer.in, dout = layer.out;
+    const y = new Float64Array(n * dout);
+    for (let o = 0; o < dout; o += 2) {
+      const w0 = o * din, w1 = w0 + din; // weight rows o and o + 1
+      const b0 = b ? b[o] : 0, b1 = b ? b[o + 1] : 0;
+      for (let t = 0; t < n; t += 2) {
+        const x0 = t * din, x1 = t + 1 < n ? x0 + din : x0; // tokens t and t + 1 (if any)
+        let s00 = 0, s01 = 0, s10 = 0, s11 = 0;
+        for (let i = 0; i < din; i++) {
+          const u = x[x0 + i], v = x[x1 + i], p = w[w0 + i], q = w[w1 + i];
+          s00 += u * p;
+          s01 += u * q;
+          s10 += v * p;
+          s11 += v * q;
+        }
+        y[t * dout + o] = s00 + b0;
+        y[t * dout + o + 1] = s01 + b1;
+        if (t + 1 < n) {
+          y[(t + 1) * dout + o] = s10 + b0;
+          y[(t + 1) * dout + o + 1] = s11 + b1;
+        }
+      }
+    }
+    return y;
+  }
+
+  /** nn.LayerNorm over the last axis (eps 1e-5, biased variance): x (n, D) -> (n, D). */
+  function layerNorm(ln, x, n) {
+    const d = ln.weight.length, y = new Float64Array(n * d);
+    for (let t = 0; t < n; t++) {
+      let mean = 0, variance = 0;
+      for (let i = 0; i < d; i++) mean += x[t * d + i];
+      mean /= d;
+      for (let i = 0; i < d; i++) variance += (x[t * d + i] - mean) ** 2;
+      const scale = 1 / Math.sqrt(variance / d + 1e-5);
+      for (let i = 0; i < d; i++) {
+        y[t * d + i] = (x[t * d + i] - mean) * scale * ln.weight[i] + ln.bias[i];
+      }
+    }
+    return y;
+  }
+
+  /** The error function, exactly (to float64 precision) but slowly: a power series for
+   * |z| < 2.5, else the continued fraction of erfc. It fills the table of `erf` below. */
+  function erfSeries(z) {
+    const a = Math.abs(z);
+    if (a < 2.5) {
+      let term = z, sum = z; // sum over n of (-1)^n z^(2n+1) / (n! (2n+1))
+      for (let n = 1; n < 80 && Math.abs(term) > 1e-17 * Math.abs(sum); n++) {
+        term *= (-z * z) / n;
+        sum += term / (2 * n + 1);
+      }
+      return (2 / Math.sqrt(Math.PI)) * sum;
+    }
+    let f = a; // erfc(a) = exp(-a^2) / sqrt(pi) / (a + (1/2) / (a + 1 / (a + (3/2) / (a + ...))))
+    for (let k = 80; k >= 1; k--) f = a + k / 2 / f;
+    const erfc = Math.exp(-a * a) / Math.sqrt(Math.PI) / f;
+    return z > 0 ? 1 - erfc : erfc - 1;
+  }
+
+  // erf and its slope 2/sqrt(pi) exp(-z^2) at z = k / 256 for z in [0, 6]; beyond 6,
+  // erf(z) = 1 to float64 precision.
+  const STEP = 256, TOP = 6;
+  const ERF = Float64Array.from({ length: TOP * STEP + 1 }, (_, k) => erfSeries(k / STEP));
+  const SLOPE = Float64Array.from(ERF, (_, k) => (2 / Math.sqrt(Math.PI)) * Math.exp(-((k / STEP) ** 2)));
+
+  /** The error function (JavaScript has none), fast: a Taylor step t from the nearest table
+   * point z0, with the derivatives erf' = s, erf'' = -2 z0 s, erf''' = (4 z0^2 - 2) s and
+   * erf'''' = -(8 z0^3 - 12 z0) s, where s = SLOPE[k]. As |t| <= 1/512, the first term left
+   * out (t^5 / 5! times the fifth derivative) is below 1e-14. */
+  function erf(z) {
+    const a = Math.abs(z);
+    if (a >= TOP) return z < 0 ? -1 : 1;
+    const k = Math.round(a * STEP), z0 = k / STEP, t = a - z0;
+    const taylor =
+      t - z0 * t * t + ((4 * z0 * z0 - 2) * t ** 3) / 6 - ((8 * z0 ** 3 - 12 * z0) * t ** 4) / 24;
+    const value = ERF[k] + SLOPE[k] * taylor;
+    return z < 0 ? -value : value;
+  }
+
+  /** nn.GELU() (the exact one): x * Phi(x), in place. */
+  function gelu(x) {
+    for (let i = 0; i < x.length; i++) x[i] = 0.5 * x[i] * (1 + erf(x[i] / Math.SQRT2));
+    return x;
+  }
+
+  function softmax(logits) {
+    const top = Math.max(...logits);
+    const e = logits.map((v) => Math.exp(v - top));
+    const total = e.reduce((s, v) => s + v, 0);
+    return e.map((v) => v / total);
+  }
+
+  /** Attention: softmax(q k^T * scale) v per head, then proj. x (B, T, D) -> out (B, keep, D):
+   * the outputs of the first `keep` tokens of each picture (all T, or in the last block only the
+   * class token, the one the head reads); and the weights of every token (B, h, T, T), which
+   * vx.attention_maps reads. */
+  function attention(attn, x, B, T, h, keep) {
+    const D = attn.proj.in, d = D / h, scale = 1 / Math.sqrt(d); // head_dim ** -0.5
+    const qkv = linear(attn.qkv, x, B * T); // (B, T, 3 h d): "(qkv h d)", q | k | v
+    const weights = new Float64Array(B * h * T * T); // (B, h, T, T)
+    const out = new Float64Array(B * keep * D); // (B, keep, h d): "b h n d -> b n (h d)"
+    const row = new Float64Array(T);
+    for (let b = 0; b < B; b++) {
+      for (let head = 0; head < h; head++) {
+        const base = b * T * 3 * D + head * d; // this head's q of token 0; its k is D on, v 2 D
+        for (let i = 0; i < T; i++) {
+          const q = base + i * 3 * D;
+          let top = -Infinity;
+          for (let j = 0; j < T; j++) {
+            const k = base + j * 3 * D + D;
+            let s = 0;
+            for (let c = 0; c < d; c++) s += qkv[q + c] * qkv[k + c];
+            row[j] = s * scale; // q k^T * scale
+            if (row[j] > top) top = row[j];
+          }
+          let total = 0;
+          for (let j = 0; j < T; j++) total += (row[j] = Math.exp(row[j] - top));
+          const at = ((b * h + head) * T + i) * T, o = (b * keep + i) * D + head * d;
+          for (let j = 0; j < T; j++) {
+            const w = (weights[at + j] = row[j] / total); // softmax(dim=-1)
+            if (i >= keep) continue;
+            const v = base + j * 3 * D + 2 * D;
+            for (let c = 0; c < d; c++) out[o + c] += w * qkv[v + c]; // weights @ v
+          }
+        }
+      }
+    }
+    return { out: linear(attn.proj, out, B * keep), weights: weights };
+  }
+
+  /** patchify: images (B, 8, 8) -> tokens (B, N, C*P*P),
+   * "b c (h p1) (w p2) -> b (h w) (c p1 p2)". */
+  function patchify(images, B, model) {
+    const P = model.patchSize, g = model.gridSize, W = g * P, N = g * g;
+    const tokens = new Float64Array(B * N * P * P);
+    for (let b = 0; b < B; b++)
+      for (let r = 0; r < g; r++)
+        for (let c = 0; c < g; c++)
+          for (let i = 0; i < P; i++)
+            for (let j = 0; j < P; j++)
+              tokens[((b * N + r * g + c) * P + i) * P + j] =
+                images[b * W * W + (r * P + i) * W + c * P + j];
+    return tokens;
+  }
+
+  /** ViT.forward for a batch of B pictures, images (B, 8, 8) flat, pixels in [0, 1]. Returns
+   * the logits (B, K), each block's attention weights (B, h, T, T) with T = N + 1, and the
+   * class token after each block (B, D), which vx.logit_lens reads. */
+  function forward(model, images, B) {
+    const N = model.numTokens, T = N + 1, D = model.embedDim, h = model.numHeads;
+    const patches = linear(model.patch_embed.proj, patchify(images, B, model), B * N); // (B, N, D)
+    const tokens = new Float64Array(B * T * D); // (B, N+1, D)
+    for (let b = 0; b < B; b++) {
+      tokens.set(model.cls_token, b * T * D); // torch.cat([cls, x], dim=1)
+      tokens.set(patches.subarray(b * N * D, (b + 1) * N * D), b * T * D + D);
+      for (let i = 0; i < T * D; i++) tokens[b * T * D + i] += model.pos_embed[i]; // + pos_embed
+    }
+    const maps = [], classTokens = [];
+    let x = tokens;
+    for (let i = 0; i < model.blocks.length; i++) {
+      const block = model.blocks[i];
+      // In the last block only the class token goes on: the head reads nothing else (the package
+      // computes the other tokens too; they change no number read here).
+      const keep = i === model.blocks.length - 1 ? 1 : T;
+      const a = attention(block.attn, layerNorm(block.norm1, x, B * T), B, T, h, keep);
+      x = keep === T ? x : classToken(x, B, T, D); // (B, keep, D)
+      for (let k = 0; k < x.length; k++) x[k] += a.out[k]; // x + attn(norm1(x))
+      const hidden = gelu(linear(block.mlp.fc1, layerNorm(block.norm2, x, B * keep), B * keep));
+      const m = linear(block.mlp.fc2, hidden, B * keep); // (B, keep, D)
+      for (let k = 0; k < x.length; k++) x[k] += m[k]; // x + mlp(norm2(x))
+      maps.push(a.weights);
+      classTokens.push(classToken(x, B, keep, D));
+    }
+    const cls = layerNorm(model.norm, classTokens[classTokens.length - 1], B); // norm(x)[:, 0]
+    return { logits: rows(linear(model.head, cls, B), B), maps: maps, classTokens: classTokens };
+  }
+
+  /** x[:, 0]: (B, T, D) -> (B, D). */
+  function classToken(x, B, T, D) {
+    const cls = new Float64Array(B * D);
+    for (let b = 0; b < B; b++) cls.set(x.subarray(b * T * D, b * T * D + D), b * D);
+    return cls;
+  }
+
+  /** A flat (B, K) array as B plain arrays of K. */
+  function rows(flat, B) {
+    const K = flat.length / B;
+    return Array.from({ length: B }, (_, b) => Array.from(flat.subarray(b * K, (b + 1) * K)));
+  }
+
+  // --- the notebook's questions (vitexplain/interpret.py) -----------------------------------
+
+  /** vx.attention_rollout for one picture: per block, heads averaged + identity, rows
+   * renormalised; then R = A_L ... A_1. maps: per block (h, T, T). Returns R (T, T) as rows. */
+  function attentionRollout(maps, T, h) {
+    let R = Array.from({ length: T }, (_, i) => Array.from({ length: T }, (_, j) => +(i === j)));
+    for (const weights of maps) {
+      const A = [];
+      for (let i = 0; i < T; i++) {
+        const row = [];
+        for (let j = 0; j < T; j++) {
+          let mean = 0;
+          for (let head = 0; head < h; head++) mean += weights[(head * T + i) * T + j];
+          row.push(mean / h + (i === j ? 1 : 0)); // heads averaged, + residual
+        }
+        const total = row.reduce((s, v) => s + v, 0);
+        A.push(row.map((v) => v / total)); // rows sum to 1 again
+      }
+      R = A.map((row) => R[0].map((_, j) => row.reduce((s, a, k) => s + a * R[k][j], 0))); // A @ R
+    }
+    return R;
+  }
+
+  /** vx.logit_lens: the final norm and head read on the class token after each block.
+   * classTokens: per block (B, D). Returns (B, depth, K). */
+  function logitLens(model, classTokens, B) {
+    const perBlock = classTokens.map((cls) =>
+      rows(linear(model.head, layerNorm(model.norm, cls, B), B), B).map(softmax),
+    );
+    return Array.from({ length: B }, (_, b) => perBlock.map((block) => block[b]));
+  }
+
+  /** vx.occlusion_map for one picture with its default fill value 0: a copy of the picture per
+   * patch, that patch hidden (set to 0), all run as one batch; the drop of the target class's
+   * probability. A patch already all 0 is left out of the batch: hiding it changes nothing, and
+   * its drop is 0. Returns (rows * cols,), row-major. */
+  function occlusionMap(model, image, probs, target) {
+    const P = model.patchSize, g = model.gridSize, W = g * P, value = 0;
+    const copies = [], hiddenPatch = [];
+    for (let r = 0; r < g; r++) {
+      for (let c = 0; c < g; c++) {
+        const hidden = Float64Array.from(image);
+        let changed = false;
+        for (let i = 0; i < P; i++) {
+          for (let j = 0; j < P; j++) {
+            const at = (r * P + i) * W + c * P + j;
+            changed = changed || hidden[at] !== value;
+            hidden[at] = value;
+          }
+        }
+        if (changed) {
+          copies.push(hidden);
+          hiddenPatch.push(r * g + c);
+        }
+      }
+    }
+    const drop = new Array(g * g).fill(0);
+    if (copies.length) {
+      const batch = new Float64Array(copies.length * W * W);
+      copies.forEach((copy, i) => batch.set(copy, i * W * W));
+      const logits = forward(model, batch, copies.length).logits; // (copies, K)
+      hiddenPatch.forEach((patch, i) => {
+        drop[patch] = probs[target] - softmax(logits[i])[target];
+      });
+    }
+    return drop;
+  }
+
+  /** Everything the page shows, for one picture: 64 pixels in [0, 1], row-major. */
+  function analyse(model, image) {
+    const T = model.numTokens + 1, h = model.numHeads;
+    const run = forward(model, image, 1);
+    const probs = softmax(run.logits[0]);
+    const predicted = probs.indexOf(Math.max(...probs)); // argmax: the first of equal maxima
+    return {
+      logits: run.logits[0],
+      probs: probs,
+      predicted: predicted,
+      maps: run.maps, // per block (h, T, T)
+      rollout: attentionRollout(run.maps, T, h), // (T, T)
+      lens: logitLens(model, run.classTokens, 1)[0], // (depth, K)
+      occlusion: occlusionMap(model, image, probs, predicted), // (N,)
+    };
+  }
+
+  // --- the page -----------------------------------------------------------------------------
+
+  const dataNode = document.getElementById("vx-vit-data");
+  if (!dataNode) return;
+  const data = JSON.parse(dataNode.textContent);
+  const model = loadModel(data);
+  const LEVELS = 16; // the digits' ink scale, 0..16; the model sees level / 16
+  const SIDE = 8;
+  function testPicture(k) {
+    const text = data.test_images.slice(k * 64, (k + 1) * 64);
+    return Array.from(text, (ch) => parseInt(ch, 17)); // ink levels 0..16
+  }
+  const pixels = (levels) => Float64Array.from(levels, (v) => v / LEVELS);
+  // For the browser test and the curious reader's console: the functions the page uses.
+  window.vxVit = {
+    model: model, forward: forward, analyse: analyse, attentionRollout: attentionRollout,
+    logitLens: logitLens, occlusionMap: occlusionMap, erf: erf, erfSeries: erfSeries, testPicture: testPicture,
+    pixels: pixels, numPictures: data.test_labels.length,
+  };
+  const root = document.getElementById("vx-vit");
+  if (!root) return;
+  const numPictures = data.test_labels.length;
+  const slider = root.querySelector('[data-vx="slider"]');
+  const $ = (name) => root.querySelector('[data-vx="' + name + '"]');
+  const state = { levels: new Array(SIDE * SIDE).fill(0), picture: 0, drawn: false, cursor: 0 };
+  let result = null;
+
+  // colour maps after the notebook's (magma for attention, RdBu_r for signed, Purples_r)
+  const MAGMA = ["#000004", "#51127c", "#b73779", "#fc8961", "#fcfdbf"];
+  const RDBU = ["#053061", "#4393c3", "#f7f7f7", "#d6604d", "#67001f"];
+  const PURPLES = ["#3f007d", "#6a51a3", "#9e9ac8", "#dadaeb", "#fcfbfd"];
+  function colour(stops, t) {
+    t = Math.min(1, Math.max(0, t)) * (stops.length - 1);
+    const i = Math.min(stops.length - 2, Math.floor(t)), f = t - i;
+    const rgb = (s) => [1, 3, 5].map((k) => parseInt(s.slice(k, k + 2), 16));
+    const a = rgb(stops[i]), b = rgb(stops[i + 1]);
+    return a.map((v, k) => Math.round(v + f * (b[k] - v)));
+  }
+  const css = (c) => "rgb(" + c.join(",") + ")";
+  function luminance(c) {
+    const lin = c.map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
+  }
+  const textOn = (c) => (luminance(c) > 0.179 ? "#000" : "#fff"); // the higher contrast
+
+  /** A 4 x 4 map on a canvas, one cell per patch. */
+  function drawGrid(canvas, values, side, toColour) {
+    const ctx = canvas.getContext("2d"), cell = canvas.width / side;
+    for (let r = 0; r < side; r++) {
+      for (let c = 0; c < side; c++) {
+        ctx.fillStyle = css(toColour(values[r * side + c]));
+        ctx.fillRect(c * cell, r * cell, cell, cell);
+      }
+    }
+  }
+
+  const where = (i, side) => "row " + (Math.floor(i / side) + 1) + ", column " + ((i % side) + 1);
+  const fmt = (v) => (Math.abs(v) < 0.005 ? "0.00" : v.toFixed(2)).replace("-0.00", "0.00");
+  /** "most on row 1, column 2 (0.31), then ..." for the largest values of a map. */
+  function largest(values, side, count) {
+    const order = values.map((v, i) => i).sort((a, b) => values[b] - values[a] || a - b);
+    return order.slice(0, count).map((i) => where(i, side) + " (" + fmt(values[i]) + ")").join(", then ");
+  }
+
+  function drawPicture() {
+    const canvas = $("draw"), ctx = canvas.getContext("2d"), cell = canvas.width / SIDE;
+    drawGrid(canvas, state.levels, SIDE, (v) => colour(["#ffffff", "#000000"], v / LEVELS));
+    ctx.strokeStyle = "#888";
+    ctx.lineWidth = 1;
+    for (let k = 1; k < SIDE; k++) {
+      const at = Math.round(k * cell) + 0.5, major = k % model.patchSize === 0;
+      ctx.globalAlpha = major ? 0.9 : 0.3; // patch borders stronger than pixel borders
+      ctx.beginPath();
+      ctx.moveTo(at, 0); ctx.lineTo(at, canvas.height);
+      ctx.moveTo(0, at); ctx.lineTo(canvas.width, at);
+      ctx.stroke();
+    }
+    ctx.globalAlpha = 1;
+    if (state.focused) { // the keyboard cursor
+      const r = Math.floor(state.cursor / SIDE), c = state.cursor % SIDE;
+      ctx.lineWidth = 3;
+      ctx.strokeStyle = "#e66100";
+      ctx.strokeRect(c * cell + 2, r * cell + 2, cell - 4, cell - 4);
+    }
+    const inked = state.levels.filter((v) => v > 0).length;
+    const rows = [];
+    for (let r = 0; r < SIDE; r++) rows.push(state.levels.slice(r * SIDE, (r + 1) * SIDE).join(" "));
+    canvas.setAttribute(
+      "aria-label",
+      "Drawing grid, 8 by 8 pixels, " + inked + " with ink. Arrow keys move the cursor (now " +
+        where(state.cursor, SIDE) + ", ink " + state.levels[state.cursor] + "), Space toggles ink.",
+    );
+    $("draw-levels").textContent = "Ink levels, row by row: " + rows.join("; ") + ".";
+  }
+
+  function render() {
+    const T = model.numTokens + 1, g = model.gridSize, h = model.numHeads, r = result;
+    const label = state.drawn ? null : +data.test_labels[state.picture];
+    $("picture-text").textContent = state.drawn
+      ? "your drawing (from test picture " + state.picture + ")"
+      : "test picture " + state.picture + " of 0–" + (numPictures - 1) + ", label " + label;
+    // class probabilities
+    const bars = $("probs");
+    r.probs.forEach((p, k) => {
+      const item = bars.children[k];
+      item.querySelector(".vx-vit-bar").style.width = (100 * p).toFixed(1) + "%";
+      item.querySelector(".vx-vit-value").textContent = p.toFixed(3);
+      item.classList.toggle("vx-vit-top", k === r.predicted);
+    });
+    const picture = state.drawn ? "Your drawing" : "Test picture " + state.picture + " (a " + label + ")";
+    $("status").textContent = picture + ": the model reads " + r.predicted +
+      " with probability " + r.probs[r.predicted].toFixed(2) + ".";
+    // every head of every block: the chosen query's row over the 16 patches
+    const query = +$("query").value;
+    const rows = r.maps.map((w) => Array.from({ length: h }, (_, head) =>
+      Array.from(w.subarray((head * T + query) * T + 1, (head * T + query + 1) * T))));
+    const top = Math.max(...rows.flat(2));
+    const who = query === 0 ? "the class token" : "patch " + where(query - 1, g);
+    rows.forEach((heads, block) => heads.forEach((values, head) => {
+      const canvas = root.querySelector('[data-vx-map="' + block + "-" + head + '"]');
+      drawGrid(canvas, values, g, (v) => colour(MAGMA, v / top));
+      const self = r.maps[block][(head * T + query) * T + query];
+      canvas.setAttribute("aria-label", "Block " + (block + 1) + ", head " + (head + 1) + ": " + who +
+        " attends most to " + largest(values, g, 2) +
+        (query === 0 ? "; to itself " : "; to the class token ") +
+        fmt(r.maps[block][(head * T + query) * T]) + (query === 0 ? "" : ", to itself " + fmt(self)) + ".");
+    }));
+    $("attn-scale").textContent = fmt(top);
+    $("attn-who").textContent = who;
+    // rollout: the class token's row of R over the patches
+    const looks = r.rollout[0].slice(1);
+    drawGrid($("rollout"), looks, g, (v) => colour(MAGMA, v / Math.max(...looks)));
+    $("rollout").setAttribute("aria-label", "Rollout, the class token's row over the 16 patches: most from " +
+      largest(looks, g, 3) + "; from the class token itself " + fmt(r.rollout[0][0]) + ".");
+    $("rollout-scale").textContent = fmt(Math.max(...looks));
+    // occlusion
+    const span = Math.max(1e-12, ...r.occlusion.map(Math.abs));
+    drawGrid($("occlusion"), r.occlusion, g, (v) => colour(RDBU, 0.5 + v / span / 2));
+    $("occlusion").setAttribute("aria-label", "Occlusion map of class " + r.predicted +
+      ": hiding a patch costs most at " + largest(r.occlusion, g, 3) + "; the largest gain " +
+      fmt(-Math.min(...r.occlusion)) + ".");
+    $("occlusion-scale").textContent = fmt(span);
+    // logit lens table
+    r.lens.forEach((probs, block) => {
+      const cells = $("lens").rows[block + 1].cells;
+      const best = probs.indexOf(Math.max(...probs));
+      probs.forEach((p, k) => {
+        const cell = cells[k + 1], c = colour(PURPLES, 1 - p);
+        cell.textContent = p.toFixed(2);
+        cell.style.background = css(c);
+        cell.style.color = textOn(c);
+        cell.classList.toggle("vx-vit-top", k === best);
+      });
+    });
+    drawPicture();
+  }
+
+  function update() {
+    result = analyse(model, pixels(state.levels));
+    render();
+  }
+
+  function showPicture(k) {
+    slider.value = String(k);
+    state.picture = k;
+    state.levels = testPicture(k);
+    state.drawn = false;
+    update();
+  }
+
+  function setPixel(i, level) {
+    if (state.levels[i] === level) return;
+    state.levels[i] = level;
+    state.drawn = true;
+    update();
+  }
+  // Ink paints level 16, the darkest of the digits' 0..16 (the model sees 16 / 16 = 1);
+  // on a pixel that has ink it erases to 0.
+  const toggled = (i) => (state.levels[i] > 0 ? 0 : LEVELS);
+
+  // --- controls -----------------------------------------------------------------------------
+
+  slider.max = String(numPictures - 1);
+  slider.addEventListener("input", () => showPicture(+slider.value));
+  $("clear").addEventListener("click", () => {
+    state.levels.fill(0);
+    state.drawn = true;
+    update();
+  });
+  $("query").addEventListener("change", render);
+
+  const canvas = $("draw");
+  let painting = null; // the level a pointer stroke paints
+  function cellAt(event) {
+    const box = canvas.getBoundingClientRect();
+    const c = Math.floor(((event.clientX - box.left) / box.width) * SIDE);
+    const r = Math.floor(((event.clientY - box.top) / box.height) * SIDE);
+    return r >= 0 && r < SIDE && c >= 0 && c < SIDE ? r * SIDE + c : -1;
+  }
+  canvas.addEventListener("pointerdown", (event) => {
+    const i = cellAt(event);
+    if (i < 0) return;
+    event.preventDefault();
+    canvas.focus();
+    canvas.setPointerCapture(event.pointerId);
+    painting = toggled(i);
+    state.cursor = i;
+    setPixel(i, painting);
+  });
+  canvas.addEventListener("pointermove", (event) => {
+    const i = painting === null ? -1 : cellAt(event);
+    if (i >= 0) {
+      state.cursor = i;
+      setPixel(i, painting);
+    }
+  });
+  const stop = () => { painting = null; };
+  canvas.addEventListener("pointerup", stop);
+  canvas.addEventListener("pointercancel", stop);
+  canvas.addEventListener("keydown", (event) => {
+    const r = Math.floor(state.cursor / SIDE), c = state.cursor % SIDE;
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    if (event.key in moves) {
+      const [dr, dc] = moves[event.key];
+      const nr = Math.min(SIDE - 1, Math.max(0, r + dr)), nc = Math.min(SIDE - 1, Math.max(0, c + dc));
+      state.cursor = nr * SIDE + nc;
+      drawPicture();
+      $("cursor").textContent = where(state.cursor, SIDE) + ", ink " + state.levels[state.cursor];
+    } else if (event.key === " " || event.key === "Enter") {
+      setPixel(state.cursor, toggled(state.cursor));
+      $("cursor").textContent = where(state.cursor, SIDE) + ", ink " + state.levels[state.cursor];
+    } else {
+      return;
+    }
+    event.preventDefault();
+  });
+  canvas.addEventListener("focus", () => { state.focused = true; drawPicture(); });
+  canvas.addEventListener("blur", () => { state.focused = false; drawPicture(); });
+
+  window.vxVit.update = update;
+  window.vxVit.showPicture = showPicture;
+  root.hidden = false;
+  showPicture(0);
+})();

@@ -1,0 +1,373 @@
+"""Notebook 08's live ViT on the site (docs/_js/vit.js, docs/_ext/vx_vit.py), in Debian's Chromium.
+
+The page of `make html` is opened from its file with every request that is not a local file
+blocked and recorded. The JavaScript forward pass is compared with the package's ViT (torch, in
+this .venv) on all 397 test pictures, and the page's analyses with the package's functions on a
+sample; then the reader's controls: drawing by keyboard, mouse and touch, the slider; zero
+requests, axe in light and dark, 390 px, the size added to the page and the time of a recompute.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import statistics
+from pathlib import Path
+
+import pytest
+import torch
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Browser, BrowserContext, Page
+
+import vitexplain as vx
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "build" / "html"
+PAGE = SITE / "notebooks" / "08_vit_on_digits.html"
+PHONE = {"width": 390, "height": 844}
+PAGE_BUDGET = 2 * 1024 * 1024  # bytes the live ViT may add to the page, weights included
+RECOMPUTE_BUDGET = 20.0  # ms: a full recompute (forward, maps, rollout, lens, occlusion, drawing)
+SAMPLE = [0, 1, 2, 3, 57, 101, 150, 222, 298, 333, 396]  # pictures whose analyses are compared
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built_site() -> Path:
+    if not PAGE.is_file():
+        pytest.fail(f"{PAGE} is missing: run `make html` first (make e2e does)")
+    return PAGE
+
+
+@pytest.fixture(scope="module")
+def models() -> tuple[torch.nn.Module, torch.nn.Module]:
+    """Notebook 08's model in float32 (as shipped) and in float64 (the notebook's vit64)."""
+    vit = vx.load_trained_digits_vit("learned")
+    vit64 = vx.load_trained_digits_vit("learned").double()
+    return vit, vit64
+
+
+@pytest.fixture(scope="module")
+def test_pictures() -> tuple[torch.Tensor, torch.Tensor]:
+    _, _, images, labels = vx.load_digit_split()
+    return images, labels
+
+
+def _block_network(context: BrowserContext) -> list[str]:
+    attempted: list[str] = []
+
+    def guard(route):
+        url = route.request.url
+        if url.startswith(("file://", "data:")):
+            route.continue_()
+        else:
+            attempted.append(url)
+            route.abort()
+
+    context.route("**/*", guard)
+    return attempted
+
+
+def _open(context: BrowserContext) -> tuple[Page, list[str], list[str]]:
+    """The page, offline; the requests it attempted beyond the machine; its JavaScript errors."""
+    attempted = _block_network(context)
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(PAGE.as_uri(), wait_until="load")
+    page.wait_for_function("() => Boolean(window.vxVit && window.vxVit.showPicture)")
+    return page, attempted, errors
+
+
+@pytest.fixture
+def page(context: BrowserContext):
+    page, attempted, errors = _open(context)
+    page.attempted = attempted
+    yield page
+    assert errors == [], f"JavaScript errors: {errors}"
+    assert attempted == [], f"the page tried to reach {attempted[:5]}"
+
+
+def _js_analyse(page: Page, images: torch.Tensor) -> list[dict]:
+    """vxVit.analyse on each picture (B, 1, 8, 8), as plain lists."""
+    pixels = images.double().flatten(1).tolist()
+    return page.evaluate(
+        """(pictures) => pictures.map(p => {
+             const r = vxVit.analyse(vxVit.model, Float64Array.from(p));
+             return {logits: r.logits, probs: r.probs, predicted: r.predicted,
+                     maps: r.maps.map(m => Array.from(m)), rollout: r.rollout, lens: r.lens,
+                     occlusion: r.occlusion};
+           })""",
+        pixels,
+    )
+
+
+def _f64(values) -> torch.Tensor:
+    return torch.tensor(values, dtype=torch.float64)
+
+
+# --- the forward pass against torch ---------------------------------------------------------------
+
+
+def test_forward_pass_equals_torch_on_all_397_test_pictures(page: Page, models, test_pictures):
+    vit, vit64 = models
+    images, labels = test_pictures
+    levels = page.evaluate(
+        "[...Array(vxVit.numPictures).keys()].map(k => vxVit.testPicture(k))"
+    )  # the pictures the page holds, ink 0..16
+    assert torch.equal(torch.tensor(levels, dtype=torch.float32).view(-1, 1, 8, 8) / 16, images)
+    logits = torch.tensor(
+        page.evaluate(
+            """() => [...Array(vxVit.numPictures).keys()].map(k =>
+                 vxVit.forward(vxVit.model, vxVit.pixels(vxVit.testPicture(k)), 1).logits[0])"""
+        ),
+        dtype=torch.float64,
+    )  # (397, 10)
+    with torch.no_grad():
+        torch32 = vit(images).double()
+        torch64 = vit64(images.double())
+    assert logits.shape == (397, 10)
+    agree = int((logits.argmax(-1) == torch32.argmax(-1)).sum())
+    assert agree == 397, f"the predicted class equals torch's for {agree} of 397"
+    worst32 = float((logits - torch32).abs().max())
+    worst64 = float((logits - torch64).abs().max())
+    print(f"\nlargest logit difference: {worst32:.2e} from float32 torch, {worst64:.2e} from float64")
+    assert worst32 < 1e-4
+    assert worst64 < 1e-9  # the same weights in float64: JavaScript's arithmetic
+    right = int((logits.argmax(-1) == labels).sum())
+    assert right == int((torch32.argmax(-1) == labels).sum())
+
+
+def test_erf_equals_pythons(page: Page):
+    points = [k / 50 for k in range(-400, 401)]
+    values = page.evaluate("(zs) => zs.map(z => [vxVit.erf(z), vxVit.erfSeries(z)])", points)
+    worst = max(abs(v - math.erf(z)) for z, pair in zip(points, values, strict=True) for v in pair)
+    assert worst < 1e-13, worst
+
+
+# --- the analyses against the package's functions -------------------------------------------------
+
+
+def test_maps_rollout_lens_and_occlusion_equal_the_packages(page: Page, models, test_pictures):
+    _, vit64 = models
+    images, _ = test_pictures
+    drawn = torch.zeros(1, 1, 8, 8)
+    drawn[0, 0, 1:7, 3:5] = 1.0  # a drawn "1": ink 16 everywhere it is drawn
+    pictures = torch.cat([images[SAMPLE], drawn]).double()  # (B, 1, 8, 8)
+    results = _js_analyse(page, pictures)
+    maps = vx.attention_maps(vit64, pictures)  # 4 x (B, 4, 17, 17)
+    rollout = vx.attention_rollout(maps)  # (B, 17, 17)
+    lens = vx.logit_lens(vit64, pictures)  # (B, 4, 10)
+    occlusion = vx.occlusion_map(vit64, pictures, patch_size=2)  # (B, 4, 4), fill value 0
+    with torch.no_grad():
+        probs = vit64(pictures).softmax(-1)
+    for b, r in enumerate(results):
+        assert r["predicted"] == int(probs[b].argmax())
+        torch.testing.assert_close(_f64(r["probs"]), probs[b], rtol=0, atol=1e-10)
+        js_maps = _f64(r["maps"]).view(4, 4, 17, 17)
+        torch.testing.assert_close(js_maps, torch.stack([m[b] for m in maps]), rtol=0, atol=1e-10)
+        torch.testing.assert_close(_f64(r["rollout"]), rollout[b], rtol=0, atol=1e-10)
+        torch.testing.assert_close(_f64(r["lens"]), lens[b], rtol=0, atol=1e-10)
+        js_occlusion = _f64(r["occlusion"]).view(4, 4)
+        torch.testing.assert_close(js_occlusion, occlusion[b], rtol=0, atol=1e-10)
+
+
+# --- the reader's controls ------------------------------------------------------------------------
+
+
+def _status(page: Page) -> str:
+    return page.locator("#vx-vit [data-vx=status]").text_content()
+
+
+def _shown_probs(page: Page) -> list[float]:
+    return [float(t) for t in page.locator("#vx-vit .vx-vit-value").all_text_contents()]
+
+
+def _expect_prediction(page: Page, vit64, image: torch.Tensor) -> int:
+    """The page shows the package's prediction and probabilities for `image` (1, 8, 8)."""
+    with torch.no_grad():
+        probs = vit64(image[None].double()).softmax(-1)[0]
+    predicted = int(probs.argmax())
+    assert f"the model reads {predicted} with probability {float(probs[predicted]):.2f}" in (
+        _status(page)
+    )
+    assert _shown_probs(page) == [round(float(p), 3) for p in probs]
+    return predicted
+
+
+def test_drawing_by_keyboard(page: Page, models):
+    _, vit64 = models
+    clear = page.locator("#vx-vit [data-vx=clear]")
+    clear.focus()
+    page.keyboard.press("Enter")  # a button: Enter and Space press it
+    grid = page.locator("#vx-vit [data-vx=draw]")
+    grid.focus()
+    assert page.evaluate("document.activeElement.dataset.vx") == "draw"
+    # a "7": the top row from column 2 to 6, then down the diagonal
+    drawn = torch.zeros(1, 8, 8)
+    cursor = (0, 0)
+
+    def go(row: int, col: int) -> None:
+        nonlocal cursor
+        r, c = cursor
+        keys = ["ArrowDown"] * (row - r) + ["ArrowUp"] * (r - row)
+        keys += ["ArrowRight"] * (col - c) + ["ArrowLeft"] * (c - col)
+        for key in keys:
+            page.keyboard.press(key)
+        cursor = (row, col)
+        page.keyboard.press("Space")
+        drawn[0, row, col] = 1.0 - drawn[0, row, col]  # toggles: ink 16 (= 1.0) or 0
+
+    for col in range(1, 6):
+        go(1, col)
+    for row, col in ((2, 5), (3, 4), (4, 4), (5, 3), (6, 3)):
+        go(row, col)
+    go(2, 5)  # and off again: Space toggles
+    assert drawn[0, 2, 5] == 0
+    numbers = page.locator("#vx-vit [data-vx=draw-levels]").text_content()
+    rows = [list(map(int, r.split())) for r in re.findall(r"[\d ]+(?=;|\.)", numbers)]
+    assert torch.equal(torch.tensor(rows, dtype=torch.float32) / 16, drawn[0])
+    assert "row 3, column 6, ink 0" in page.locator("#vx-vit [data-vx=cursor]").text_content()
+    assert "Your drawing" in _status(page)
+    _expect_prediction(page, vit64, drawn)
+    label = grid.get_attribute("aria-label")
+    assert f"{int(drawn.sum())} with ink" in label and "row 3, column 6" in label
+
+
+def test_drawing_by_mouse_and_touch(browser: Browser, browser_context_args: dict, models):
+    _, vit64 = models
+    context = browser.new_context(**browser_context_args, has_touch=True)
+    try:
+        page, attempted, errors = _open(context)
+        page.locator("#vx-vit [data-vx=clear]").click()
+        grid = page.locator("#vx-vit [data-vx=draw]")
+        grid.scroll_into_view_if_needed()
+        box = grid.bounding_box()
+        cell = box["width"] / 8
+
+        def centre(row: int, col: int) -> tuple[float, float]:
+            return box["x"] + (col + 0.5) * cell, box["y"] + (row + 0.5) * cell
+
+        page.mouse.move(*centre(1, 4))  # a drag down column 5 by mouse
+        page.mouse.down()
+        for row in range(2, 7):
+            page.mouse.move(*centre(row, 4))
+        page.mouse.up()
+        page.touchscreen.tap(*centre(6, 5))  # and a tap
+        drawn = torch.zeros(1, 8, 8)
+        drawn[0, 1:7, 4] = 1.0
+        drawn[0, 6, 5] = 1.0
+        numbers = page.locator("#vx-vit [data-vx=draw-levels]").text_content()
+        rows = [list(map(int, r.split())) for r in re.findall(r"[\d ]+(?=;|\.)", numbers)]
+        assert torch.equal(torch.tensor(rows, dtype=torch.float32) / 16, drawn[0])
+        _expect_prediction(page, vit64, drawn)
+        assert errors == [] and attempted == []
+    finally:
+        context.close()
+
+
+def test_slider_picks_every_test_picture_by_keyboard(page: Page, models, test_pictures):
+    _, vit64 = models
+    images, labels = test_pictures
+    slider = page.locator("#vx-vit-slider")
+    slider.focus()
+    page.keyboard.press("End")
+    assert slider.input_value() == "396"
+    assert f"test picture 396 of 0–396, label {int(labels[396])}" in (
+        page.locator("#vx-vit-picture").text_content()
+    )
+    _expect_prediction(page, vit64, images[396])
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    assert slider.input_value() == "1"
+    assert f"Test picture 1 (a {int(labels[1])})" in _status(page)
+    _expect_prediction(page, vit64, images[1])
+    # the query select shows a patch's row instead of the class token's
+    page.locator("#vx-vit-query").select_option("6")
+    label = page.locator("#vx-vit [data-vx-map='0-0']").get_attribute("aria-label")
+    assert label.startswith("Block 1, head 1: patch row 2, column 2 attends most to")
+
+
+def test_every_map_has_a_text_alternative(page: Page):
+    labels = page.evaluate(
+        """[...document.querySelectorAll('#vx-vit canvas')].map(c =>
+             [c.getAttribute('role'), c.getAttribute('aria-label')])"""
+    )
+    assert len(labels) == 1 + 16 + 2  # the drawing, 4 blocks x 4 heads, rollout, occlusion
+    assert all(label and len(label.split()) >= 8 for _, label in labels), labels
+    assert {role for role, _ in labels} == {"img", "application"}
+    controls = page.evaluate(
+        """[...document.querySelectorAll(
+              '#vx-vit input, #vx-vit select, #vx-vit button, #vx-vit [tabindex]')]
+             .map(e => [e.tagName, (e.labels && e.labels[0] ? e.labels[0].textContent
+                                    : e.getAttribute('aria-label') || e.textContent).trim()])"""
+    )
+    assert len(controls) == 5 and all(name for _, name in controls), controls
+
+
+# --- reads offline, axe, 390 px, budgets ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_no_request_no_axe_violation_and_no_sideways_scroll(
+    browser: Browser, browser_context_args: dict, mode: str
+):
+    context = browser.new_context(**{**browser_context_args, "viewport": PHONE}, color_scheme=mode)
+    try:
+        page, attempted, errors = _open(context)
+        assert page.evaluate("document.documentElement.dataset.theme") == mode
+        page.locator("#vx-vit-slider").focus()
+        page.keyboard.press("ArrowRight")
+        page.locator("#vx-vit [data-vx=draw]").focus()
+        page.keyboard.press("Space")
+        widget = page.locator("#vx-vit")
+        assert widget.is_visible()
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= PHONE["width"], f"{width} px wide at {PHONE['width']} px"
+        box = widget.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+        page.evaluate(
+            """() => Promise.all(document.getAnimations()
+                 .filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
+                 .map(a => a.finished.catch(() => null)))"""
+        )
+        violations = Axe().run(page, context="#vx-vit").response["violations"]
+        assert violations == [], json.dumps(violations, indent=1)[:3000]
+        assert attempted == [] and errors == []
+    finally:
+        context.close()
+
+
+def test_the_live_vit_adds_at_most_2_mb_to_the_page():
+    text = PAGE.read_text(encoding="utf-8")
+    start = text.index('<div class="vx-vit" id="vx-vit"')
+    end = text.index("</script>", text.index('<script type="application/json" id="vx-vit-data">'))
+    end = text.index("</script>", end + 1) + len("</script>")  # vit.js follows the data
+    added = len(text[start:end].encode()) + (SITE / "_static" / "vx-vit.css").stat().st_size
+    print(f"\nadded to notebook 08's page: {added / 1024:.0f} KB (weights and pictures included)")
+    assert added <= PAGE_BUDGET
+
+
+def test_a_full_recompute_takes_under_20_ms(page: Page):
+    """The page's own update (forward, maps, rollout, lens, occlusion, every canvas and text),
+    timed in the browser on the picture with the most occlusion runs and on a spread of others."""
+    times = page.evaluate(
+        """() => {
+             const order = [...Array(vxVit.numPictures).keys()];
+             const inked = k => vxVit.testPicture(k).filter(v => v > 0).length;
+             for (let k = 0; k < 40; k++) vxVit.showPicture(k % vxVit.numPictures); // warm up
+             const times = [];
+             for (const k of order.filter(k => k % 10 === 0)) {
+               const start = performance.now();
+               vxVit.showPicture(k);
+               times.push(performance.now() - start);
+             }
+             return times;
+           }"""
+    )
+    median = statistics.median(times)
+    print(
+        f"\nfull recompute over {len(times)} test pictures: median {median:.1f} ms, "
+        f"min {min(times):.1f} ms, max {max(times):.1f} ms"
+    )
+    assert median < RECOMPUTE_BUDGET
