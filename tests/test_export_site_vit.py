@@ -1,4 +1,4 @@
-"""scripts/export_site_vit.py: the site's copy of notebook 08's ViT is the shipped one, not stale."""
+"""scripts/export_site_vit.py: the site's copy of notebook 08's ViT is the shipped one, fresh."""
 
 import importlib.util
 import json

@@ -32,7 +32,7 @@ def _canvas(vx: str, size: int, label: str) -> str:
 
 
 def widget_html(num_classes: int, depth: int, heads: int, grid: int) -> str:
-    """The widget's markup; vit.js fills it in (and shows it: without JavaScript it stays hidden)."""
+    """The widget's markup; vit.js fills it in and shows it (without JavaScript it stays hidden)."""
     patches = "".join(
         f'<option value="{1 + i}">patch at row {i // grid + 1}, column {i % grid + 1}</option>'
         for i in range(grid * grid)

@@ -62,31 +62,40 @@
 
   // --- the layers ---------------------------------------------------------------------------
 
-  /** nn.Linear on n tokens: x (n, in) -> (n, out), y = x W^T + b. Two tokens and two outputs
-   * at a time: each value read serves two products (the same sums, in the same order, faster);
-   * `out` is even for every layer here. */
-  function linear(layer, x, n) {
-    const w = layer.weight, b = layer.bias, din = layer.in, dout = layer.out;
-    const y = new Float64Array(n * dout);
-    for (let o = 0; o < dout; o += 2) {
-      const w0 = o * din, w1 = w0 + din; // weight rows o and o + 1
-      const b0 = b ? b[o] : 0, b1 = b ? b[o + 1] : 0;
-      for (let t = 0; t < n; t += 2) {
-        const x0 = t * din, x1 = t + 1 < n ? x0 + din : x0; // tokens t and t + 1 (if any)
+  /** a (n, k) times b (m, k) transposed: (n, m), out[i, j] = sum over c of a[i, c] b[j, c]: every
+   * layer's product. Two rows of a and two of b at a time: each number read serves two
+   * products (the same sums, in the same order, faster). */
+  function matmulT(a, b, n, m, k) {
+    const out = new Float64Array(n * m);
+    for (let j = 0; j < m; j += 2) {
+      const b0 = j * k, b1 = j + 1 < m ? b0 + k : b0; // rows j and j + 1 of b (if any)
+      for (let i = 0; i < n; i += 2) {
+        const a0 = i * k, a1 = i + 1 < n ? a0 + k : a0; // rows i and i + 1 of a (if any)
         let s00 = 0, s01 = 0, s10 = 0, s11 = 0;
-        for (let i = 0; i < din; i++) {
-          const u = x[x0 + i], v = x[x1 + i], p = w[w0 + i], q = w[w1 + i];
+        for (let c = 0; c < k; c++) {
+          const u = a[a0 + c], v = a[a1 + c], p = b[b0 + c], q = b[b1 + c];
           s00 += u * p;
           s01 += u * q;
           s10 += v * p;
           s11 += v * q;
         }
-        y[t * dout + o] = s00 + b0;
-        y[t * dout + o + 1] = s01 + b1;
-        if (t + 1 < n) {
-          y[(t + 1) * dout + o] = s10 + b0;
-          y[(t + 1) * dout + o + 1] = s11 + b1;
+        out[i * m + j] = s00;
+        if (j + 1 < m) out[i * m + j + 1] = s01;
+        if (i + 1 < n) {
+          out[(i + 1) * m + j] = s10;
+          if (j + 1 < m) out[(i + 1) * m + j + 1] = s11;
         }
+      }
+    }
+    return out;
+  }
+
+  /** nn.Linear on n tokens: x (n, in) -> (n, out), y = x W^T + b. */
+  function linear(layer, x, n) {
+    const y = matmulT(x, layer.weight, n, layer.out, layer.in);
+    if (layer.bias) {
+      for (let t = 0; t < n; t++) {
+        for (let o = 0; o < layer.out; o++) y[t * layer.out + o] += layer.bias[o];
       }
     }
     return y;
@@ -139,9 +148,9 @@
   function erf(z) {
     const a = Math.abs(z);
     if (a >= TOP) return z < 0 ? -1 : 1;
-    const k = Math.round(a * STEP), z0 = k / STEP, t = a - z0;
-    const taylor =
-      t - z0 * t * t + ((4 * z0 * z0 - 2) * t ** 3) / 6 - ((8 * z0 ** 3 - 12 * z0) * t ** 4) / 24;
+    const k = (a * STEP + 0.5) | 0, z0 = k / STEP, t = a - z0; // the nearest point, and the step
+    // t - z0 t^2 + (4 z0^2 - 2) t^3 / 6 - (8 z0^3 - 12 z0) t^4 / 24, in Horner's form
+    const taylor = t * (1 + t * (-z0 + t * ((4 * z0 * z0 - 2) / 6 - (t * (8 * z0 * z0 - 12) * z0) / 24)));
     const value = ERF[k] + SLOPE[k] * taylor;
     return z < 0 ? -value : value;
   }
@@ -164,34 +173,32 @@
    * class token, the one the head reads); and the weights of every token (B, h, T, T), which
    * vx.attention_maps reads. */
   function attention(attn, x, B, T, h, keep) {
-    const D = attn.proj.in, d = D / h, scale = 1 / Math.sqrt(d); // head_dim ** -0.5
-    const qkv = linear(attn.qkv, x, B * T); // (B, T, 3 h d): "(qkv h d)", q | k | v
+    const D = attn.proj.in, d = D / h, scale = d ** -0.5; // head_dim ** -0.5
+    const qkv = linear(attn.qkv, x, B * T); // (B, T, 3 h d)
     const weights = new Float64Array(B * h * T * T); // (B, h, T, T)
     const out = new Float64Array(B * keep * D); // (B, keep, h d): "b h n d -> b n (h d)"
-    const row = new Float64Array(T);
+    const q = new Float64Array(T * d), k = new Float64Array(T * d), vT = new Float64Array(d * T);
     for (let b = 0; b < B; b++) {
       for (let head = 0; head < h; head++) {
-        const base = b * T * 3 * D + head * d; // this head's q of token 0; its k is D on, v 2 D
+        // "b n (qkv h d) -> qkv b h n d": this picture's and head's q, k (T, d), v as (d, T)
         for (let i = 0; i < T; i++) {
-          const q = base + i * 3 * D;
-          let top = -Infinity;
-          for (let j = 0; j < T; j++) {
-            const k = base + j * 3 * D + D;
-            let s = 0;
-            for (let c = 0; c < d; c++) s += qkv[q + c] * qkv[k + c];
-            row[j] = s * scale; // q k^T * scale
-            if (row[j] > top) top = row[j];
-          }
-          let total = 0;
-          for (let j = 0; j < T; j++) total += (row[j] = Math.exp(row[j] - top));
-          const at = ((b * h + head) * T + i) * T, o = (b * keep + i) * D + head * d;
-          for (let j = 0; j < T; j++) {
-            const w = (weights[at + j] = row[j] / total); // softmax(dim=-1)
-            if (i >= keep) continue;
-            const v = base + j * 3 * D + 2 * D;
-            for (let c = 0; c < d; c++) out[o + c] += w * qkv[v + c]; // weights @ v
+          for (let c = 0; c < d; c++) {
+            const at = (b * T + i) * 3 * D + head * d + c;
+            q[i * d + c] = qkv[at];
+            k[i * d + c] = qkv[at + D];
+            vT[c * T + i] = qkv[at + 2 * D];
           }
         }
+        const logits = matmulT(q, k, T, T, d); // (T, T): q k^T
+        const w = weights.subarray((b * h + head) * T * T, (b * h + head + 1) * T * T);
+        for (let i = 0; i < T; i++) { // softmax(q k^T * scale, dim=-1), row by row
+          let top = -Infinity, total = 0;
+          for (let j = 0; j < T; j++) top = Math.max(top, logits[i * T + j] * scale);
+          for (let j = 0; j < T; j++) total += (w[i * T + j] = Math.exp(logits[i * T + j] * scale - top));
+          for (let j = 0; j < T; j++) w[i * T + j] /= total;
+        }
+        const o = matmulT(w, vT, keep, d, T); // (keep, d): weights @ v
+        for (let i = 0; i < keep; i++) out.set(o.subarray(i * d, (i + 1) * d), (b * keep + i) * D + head * d);
       }
     }
     return { out: linear(attn.proj, out, B * keep), weights: weights };
