@@ -3,11 +3,11 @@
  *
  * Read it beside vitexplain/vit.py, attention.py and interpret.py: the steps and the names are
  * the package's (patch_embed, cls_token, pos_embed, blocks[i].norm1 / attn.qkv / attn.proj /
- * norm2 / mlp.fc1 / mlp.fc2, norm, head). One picture at a time, so the batch axis B is dropped
- * from the shape comments. The weights are the float32 numbers of vitexplain/weights/
- * digits_vit_learned.pt (exported by scripts/export_site_vit.py into the JSON block of this
- * page); the arithmetic is JavaScript's float64, so the results are those of the notebook's
- * `vit64` (the same weights in float64) up to the order of the sums.
+ * norm2 / mlp.fc1 / mlp.fc2, norm, head), and so are the shapes in the comments: a batch of B
+ * pictures of T = N + 1 tokens of length D, stored flat, row-major. The weights are the float32
+ * numbers of vitexplain/weights/digits_vit_learned.pt (exported by scripts/export_site_vit.py
+ * into the JSON block of this page); the arithmetic is JavaScript's float64, so the results are
+ * those of the notebook's `vit64` (the same weights in float64) up to the order of the sums.
  */
 (function () {
   "use strict";
@@ -139,7 +139,7 @@
   // erf(z) = 1 to float64 precision.
   const STEP = 256, TOP = 6;
   const ERF = Float64Array.from({ length: TOP * STEP + 1 }, (_, k) => erfSeries(k / STEP));
-  const SLOPE = Float64Array.from(ERF, (_, k) => (2 / Math.sqrt(Math.PI)) * Math.exp(-((k / STEP) ** 2)));
+  const SLOPE = ERF.map((_, k) => (Math.exp(-((k / STEP) ** 2)) * 2) / Math.sqrt(Math.PI));
 
   /** The error function (JavaScript has none), fast: a Taylor step t from the nearest table
    * point z0, with the derivatives erf' = s, erf'' = -2 z0 s, erf''' = (4 z0^2 - 2) s and
@@ -150,7 +150,8 @@
     if (a >= TOP) return z < 0 ? -1 : 1;
     const k = (a * STEP + 0.5) | 0, z0 = k / STEP, t = a - z0; // the nearest point, and the step
     // t - z0 t^2 + (4 z0^2 - 2) t^3 / 6 - (8 z0^3 - 12 z0) t^4 / 24, in Horner's form
-    const taylor = t * (1 + t * (-z0 + t * ((4 * z0 * z0 - 2) / 6 - (t * (8 * z0 * z0 - 12) * z0) / 24)));
+    const taylor =
+      t * (1 + t * (-z0 + t * ((4 * z0 * z0 - 2) / 6 - (t * (8 * z0 * z0 - 12) * z0) / 24)));
     const value = ERF[k] + SLOPE[k] * taylor;
     return z < 0 ? -value : value;
   }
@@ -194,11 +195,15 @@
         for (let i = 0; i < T; i++) { // softmax(q k^T * scale, dim=-1), row by row
           let top = -Infinity, total = 0;
           for (let j = 0; j < T; j++) top = Math.max(top, logits[i * T + j] * scale);
-          for (let j = 0; j < T; j++) total += (w[i * T + j] = Math.exp(logits[i * T + j] * scale - top));
+          for (let j = 0; j < T; j++) {
+            total += w[i * T + j] = Math.exp(logits[i * T + j] * scale - top);
+          }
           for (let j = 0; j < T; j++) w[i * T + j] /= total;
         }
         const o = matmulT(w, vT, keep, d, T); // (keep, d): weights @ v
-        for (let i = 0; i < keep; i++) out.set(o.subarray(i * d, (i + 1) * d), (b * keep + i) * D + head * d);
+        for (let i = 0; i < keep; i++) {
+          out.set(o.subarray(i * d, (i + 1) * d), (b * keep + i) * D + head * d);
+        }
       }
     }
     return { out: linear(attn.proj, out, B * keep), weights: weights };
@@ -365,8 +370,8 @@
   // For the browser test and the curious reader's console: the functions the page uses.
   window.vxVit = {
     model: model, forward: forward, analyse: analyse, attentionRollout: attentionRollout,
-    logitLens: logitLens, occlusionMap: occlusionMap, erf: erf, erfSeries: erfSeries, testPicture: testPicture,
-    pixels: pixels, numPictures: data.test_labels.length,
+    logitLens: logitLens, occlusionMap: occlusionMap, erf: erf, erfSeries: erfSeries,
+    testPicture: testPicture, pixels: pixels, numPictures: data.test_labels.length,
   };
   const root = document.getElementById("vx-vit");
   if (!root) return;
@@ -389,7 +394,8 @@
   }
   const css = (c) => "rgb(" + c.join(",") + ")";
   function luminance(c) {
-    const lin = c.map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+    const linear = (v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4); // sRGB
+    const lin = c.map((v) => linear(v / 255));
     return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
   }
   const textOn = (c) => (luminance(c) > 0.179 ? "#000" : "#fff"); // the higher contrast
@@ -410,7 +416,8 @@
   /** "most on row 1, column 2 (0.31), then ..." for the largest values of a map. */
   function largest(values, side, count) {
     const order = values.map((v, i) => i).sort((a, b) => values[b] - values[a] || a - b);
-    return order.slice(0, count).map((i) => where(i, side) + " (" + fmt(values[i]) + ")").join(", then ");
+    const top = order.slice(0, count);
+    return top.map((i) => where(i, side) + " (" + fmt(values[i]) + ")").join(", then ");
   }
 
   function drawPicture() {
@@ -435,7 +442,9 @@
     }
     const inked = state.levels.filter((v) => v > 0).length;
     const rows = [];
-    for (let r = 0; r < SIDE; r++) rows.push(state.levels.slice(r * SIDE, (r + 1) * SIDE).join(" "));
+    for (let r = 0; r < SIDE; r++) {
+      rows.push(state.levels.slice(r * SIDE, (r + 1) * SIDE).join(" "));
+    }
     canvas.setAttribute(
       "aria-label",
       "Drawing grid, 8 by 8 pixels, " + inked + " with ink. Arrow keys move the cursor (now " +
@@ -458,7 +467,9 @@
       item.querySelector(".vx-vit-value").textContent = p.toFixed(3);
       item.classList.toggle("vx-vit-top", k === r.predicted);
     });
-    const picture = state.drawn ? "Your drawing" : "Test picture " + state.picture + " (a " + label + ")";
+    const picture = state.drawn
+      ? "Your drawing"
+      : "Test picture " + state.picture + " (a " + label + ")";
     $("status").textContent = picture + ": the model reads " + r.predicted +
       " with probability " + r.probs[r.predicted].toFixed(2) + ".";
     // every head of every block: the chosen query's row over the 16 patches
@@ -470,26 +481,28 @@
     rows.forEach((heads, block) => heads.forEach((values, head) => {
       const canvas = root.querySelector('[data-vx-map="' + block + "-" + head + '"]');
       drawGrid(canvas, values, g, (v) => colour(MAGMA, v / top));
-      const self = r.maps[block][(head * T + query) * T + query];
-      canvas.setAttribute("aria-label", "Block " + (block + 1) + ", head " + (head + 1) + ": " + who +
-        " attends most to " + largest(values, g, 2) +
-        (query === 0 ? "; to itself " : "; to the class token ") +
-        fmt(r.maps[block][(head * T + query) * T]) + (query === 0 ? "" : ", to itself " + fmt(self)) + ".");
+      const weight = (key) => fmt(r.maps[block][(head * T + query) * T + key]);
+      const others = query === 0
+        ? "; to itself " + weight(0)
+        : "; to the class token " + weight(0) + ", to itself " + weight(query);
+      canvas.setAttribute("aria-label", "Block " + (block + 1) + ", head " + (head + 1) + ": " +
+        who + " attends most to " + largest(values, g, 2) + others + ".");
     }));
     $("attn-scale").textContent = fmt(top);
     $("attn-who").textContent = who;
     // rollout: the class token's row of R over the patches
     const looks = r.rollout[0].slice(1);
     drawGrid($("rollout"), looks, g, (v) => colour(MAGMA, v / Math.max(...looks)));
-    $("rollout").setAttribute("aria-label", "Rollout, the class token's row over the 16 patches: most from " +
-      largest(looks, g, 3) + "; from the class token itself " + fmt(r.rollout[0][0]) + ".");
+    $("rollout").setAttribute("aria-label", "Rollout, the class token's row over the 16 " +
+      "patches: most from " + largest(looks, g, 3) + "; from the class token itself " +
+      fmt(r.rollout[0][0]) + ".");
     $("rollout-scale").textContent = fmt(Math.max(...looks));
     // occlusion
     const span = Math.max(1e-12, ...r.occlusion.map(Math.abs));
     drawGrid($("occlusion"), r.occlusion, g, (v) => colour(RDBU, 0.5 + v / span / 2));
     $("occlusion").setAttribute("aria-label", "Occlusion map of class " + r.predicted +
       ": hiding a patch costs most at " + largest(r.occlusion, g, 3) + "; the largest gain " +
-      fmt(-Math.min(...r.occlusion)) + ".");
+      fmt(Math.max(0, -Math.min(...r.occlusion))) + ".");
     $("occlusion-scale").textContent = fmt(span);
     // logit lens table
     r.lens.forEach((probs, block) => {
@@ -573,8 +586,8 @@
     const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
     if (event.key in moves) {
       const [dr, dc] = moves[event.key];
-      const nr = Math.min(SIDE - 1, Math.max(0, r + dr)), nc = Math.min(SIDE - 1, Math.max(0, c + dc));
-      state.cursor = nr * SIDE + nc;
+      const inside = (v) => Math.min(SIDE - 1, Math.max(0, v));
+      state.cursor = inside(r + dr) * SIDE + inside(c + dc);
       drawPicture();
       $("cursor").textContent = where(state.cursor, SIDE) + ", ink " + state.levels[state.cursor];
     } else if (event.key === " " || event.key === "Enter") {
