@@ -351,37 +351,44 @@ def test_the_live_vit_adds_at_most_2_mb_to_the_page():
 
 def test_a_full_recompute_takes_under_20_ms(page: Page):
     """The page's own update (forward pass, maps, rollout, lens, occlusion, every canvas and
-    text), timed in the browser. The heaviest picture (the most patches with ink: one occlusion
-    run each) is recomputed 15 times, and its fastest time is held to the budget: other processes
-    on a shared machine can only slow a run down, so the fastest is the closest to the page's own
-    cost. The median over every 10th test picture is printed beside it, with the load average."""
-    times = page.evaluate(
+    text), timed in the browser on the heaviest test picture (the most patches with ink: one
+    occlusion run each), 15 times. Held to the budget: the main thread's CPU time per update
+    (Chromium's ThreadTime), which other processes on a shared machine do not add to; printed
+    beside it: the wall-clock times, and over every 10th test picture, with the load average."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Performance.enable", {"timeDomain": "threadTicks"})
+
+    def thread_time() -> float:
+        metrics = cdp.send("Performance.getMetrics")["metrics"]
+        return next(m["value"] for m in metrics if m["name"] == "ThreadTime")  # seconds
+
+    heaviest = page.evaluate(
         """() => {
-             const time = k => {
-               const start = performance.now();
-               vxVit.showPicture(k);
-               return performance.now() - start;
-             };
-             const order = [...Array(vxVit.numPictures).keys()];
-             const patches = k => { // patches with ink in picture k
+             const inked = k => { // patches with ink in test picture k
                const p = vxVit.testPicture(k);
-               return order.slice(0, 16).filter(i => [0, 1, 8, 9].some(o =>
+               return [...Array(16).keys()].filter(i => [0, 1, 8, 9].some(o =>
                  p[Math.floor(i / 4) * 16 + (i % 4) * 2 + o] > 0)).length;
              };
-             const heaviest = order.reduce((a, b) => (patches(b) > patches(a) ? b : a));
-             for (let k = 0; k < 20; k++) time(k); // warm up the JIT
-             return {heaviest: heaviest, runs: patches(heaviest),
-                     worst: [...Array(15)].map(() => time(heaviest)),
-                     spread: order.filter(k => k % 10 === 0).map(time)};
+             for (let k = 0; k < 20; k++) vxVit.showPicture(k); // warm up the JIT
+             const order = [...Array(vxVit.numPictures).keys()];
+             const k = order.reduce((a, b) => (inked(b) > inked(a) ? b : a));
+             return [k, inked(k)];
            }"""
     )
-    fastest = min(times["worst"])
-    median = statistics.median(times["spread"])
+    timer = """(k) => {
+                 const start = performance.now();
+                 vxVit.showPicture(k);
+                 return performance.now() - start;
+               }"""
+    before = thread_time()
+    wall = [page.evaluate(timer, heaviest[0]) for _ in range(15)]
+    cpu = (thread_time() - before) * 1000 / len(wall)  # ms per update
+    spread = [page.evaluate(timer, k) for k in range(0, 397, 10)]
     load = Path("/proc/loadavg").read_text().split()[0]
     print(
-        f"\nfull recompute: test picture {times['heaviest']} ({times['runs']} occlusion runs) "
-        f"fastest {fastest:.1f} ms, median {statistics.median(times['worst']):.1f} ms; "
-        f"every 10th picture: median {median:.1f} ms, max {max(times['spread']):.1f} ms "
-        f"(load average {load} on {os.cpu_count()} cores)"
+        f"\nfull recompute of test picture {heaviest[0]} ({heaviest[1]} occlusion runs): "
+        f"{cpu:.1f} ms of main-thread CPU; wall clock fastest {min(wall):.1f} ms, median "
+        f"{statistics.median(wall):.1f} ms; every 10th test picture: wall median "
+        f"{statistics.median(spread):.1f} ms (load average {load} on {os.cpu_count()} cores)"
     )
-    assert fastest < RECOMPUTE_BUDGET
+    assert cpu < RECOMPUTE_BUDGET
