@@ -95,8 +95,8 @@ scales the pictures); on a pixel with ink, drawing erases it to 0.</p>
 <div class="vx-vit-heads" role="group" aria-label="Attention maps, one per block and head">
 <span></span>{head_titles}{maps}</div>
 <p class="vx-vit-note">Each panel: the weight <span data-vx="attn-who">the class token</span>
-gives each of the 16 patches, laid on the 4 × 4 grid, in one block and head (as Figure 8.2;
-bright = large, one scale from 0 to <span data-vx="attn-scale"></span>).</p>
+gives each of the 16 patches, laid on the 4 × 4 grid, in one block and head (bright = large,
+one scale from 0 to <span data-vx="attn-scale"></span>).</p>
 <div class="vx-vit-pair">
 <figure>{_canvas("rollout", 96, "rollout")}
 <figcaption>Rollout: the class token's row of R over the 16 patches (bright = large, 0 to
