@@ -63,27 +63,33 @@
   // --- the layers ---------------------------------------------------------------------------
 
   /** a (n, k) times b (m, k) transposed: (n, m), out[i, j] = sum over c of a[i, c] b[j, c]: every
-   * layer's product. Two rows of a and two of b at a time: each number read serves two
-   * products (the same sums, in the same order, faster). */
+   * layer's product. Two rows of a and four of b at a time, so that each number read serves
+   * several products (the same sums, in the same order, faster); a row past the end of a or b
+   * stands in for the last one, and its sums are not stored. */
   function matmulT(a, b, n, m, k) {
     const out = new Float64Array(n * m);
-    for (let j = 0; j < m; j += 2) {
-      const b0 = j * k, b1 = j + 1 < m ? b0 + k : b0; // rows j and j + 1 of b (if any)
+    for (let j = 0; j < m; j += 4) {
+      const b0 = j * k, b1 = Math.min(j + 1, m - 1) * k; // rows j .. j + 3 of b
+      const b2 = Math.min(j + 2, m - 1) * k, b3 = Math.min(j + 3, m - 1) * k;
       for (let i = 0; i < n; i += 2) {
-        const a0 = i * k, a1 = i + 1 < n ? a0 + k : a0; // rows i and i + 1 of a (if any)
-        let s00 = 0, s01 = 0, s10 = 0, s11 = 0;
+        const a0 = i * k, a1 = Math.min(i + 1, n - 1) * k; // rows i and i + 1 of a
+        let s00 = 0, s01 = 0, s02 = 0, s03 = 0, s10 = 0, s11 = 0, s12 = 0, s13 = 0;
         for (let c = 0; c < k; c++) {
-          const u = a[a0 + c], v = a[a1 + c], p = b[b0 + c], q = b[b1 + c];
-          s00 += u * p;
-          s01 += u * q;
-          s10 += v * p;
-          s11 += v * q;
+          const u = a[a0 + c], v = a[a1 + c];
+          const p0 = b[b0 + c], p1 = b[b1 + c], p2 = b[b2 + c], p3 = b[b3 + c];
+          s00 += u * p0; s01 += u * p1; s02 += u * p2; s03 += u * p3;
+          s10 += v * p0; s11 += v * p1; s12 += v * p2; s13 += v * p3;
         }
-        out[i * m + j] = s00;
-        if (j + 1 < m) out[i * m + j + 1] = s01;
+        const row0 = i * m + j, row1 = row0 + m, last = Math.min(4, m - j);
+        out[row0] = s00;
+        if (last > 1) out[row0 + 1] = s01;
+        if (last > 2) out[row0 + 2] = s02;
+        if (last > 3) out[row0 + 3] = s03;
         if (i + 1 < n) {
-          out[(i + 1) * m + j] = s10;
-          if (j + 1 < m) out[(i + 1) * m + j + 1] = s11;
+          out[row1] = s10;
+          if (last > 1) out[row1 + 1] = s11;
+          if (last > 2) out[row1 + 2] = s12;
+          if (last > 3) out[row1 + 3] = s13;
         }
       }
     }
