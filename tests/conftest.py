@@ -1,5 +1,8 @@
 """Shared fixtures: the picture as a tensor, and deterministic torch defaults for every test."""
 
+import random
+
+import numpy as np
 import pytest
 import torch
 
@@ -8,6 +11,10 @@ from vitexplain import load_mountains
 
 @pytest.fixture(autouse=True)
 def _seed():
+    """Every test starts from the same random state: torch's, NumPy's legacy global one and
+    Python's (tests that need NumPy randomness make their own ``default_rng(seed)``)."""
+    random.seed(0)
+    np.random.seed(0)
     torch.manual_seed(0)
 
 
