@@ -161,7 +161,7 @@ def test_attention_with_position_matches_sdpa():
     assert torch.allclose(attention_with_position(q, k, v, bias, scale=0.5)[1], manual, atol=1e-6)
     with pytest.raises(ValueError, match=r"position_logits must end with \(N, N\) = \(5, 5\)"):
         attention_with_position(q, k, v, bias[..., :4])
-    with pytest.raises(ValueError, match="q and k must share d"):
+    with pytest.raises(ValueError, match="q and k must have the same last dimension"):
         attention_with_position(q, k[..., :7], v, bias)
     with pytest.raises(TypeError, match="v must be a torch.Tensor"):
         attention_with_position(q, k, None, bias)

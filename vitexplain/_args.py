@@ -1,0 +1,443 @@
+"""The argument checks of the idea modules, one function per public entry point.
+
+``patches.patchify`` starts with ``x, patch_size = _args.patchify(x, patch_size)``: this module
+holds what that line checks, so the function's body is the idea alone. Each checker takes the
+entry point's arguments and returns them checked (sizes as ints, pairs as tuples), raising a
+``TypeError`` or ``ValueError`` that names the bad argument. The building blocks
+(``check_int``, ``check_tensor``, ...) are in :mod:`vitexplain._checks`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from ._checks import (
+    check_bool,
+    check_divides,
+    check_elements,
+    check_index,
+    check_input,
+    check_int,
+    check_number,
+    check_same,
+    check_size2,
+    check_tensor,
+)
+
+#: ``patchify_by_slicing`` runs one Python step per patch; past this many it is refused (the
+#: one-line ``patchify`` does any size).
+MAX_SLICED_PATCHES = 2**16
+
+
+def _scale(scale: object) -> float | None:
+    return None if scale is None else check_number("scale", scale, minimum=0, inclusive=False)
+
+
+# --- attention.py -----------------------------------------------------------------------------
+
+
+def attention(q: object, k: object, v: object, scale: object) -> tuple:
+    """q (..., N, d), k (..., M, d), v (..., M, d_v): floats of one dtype on one device, finite,
+    at least one key; a positive scale or None."""
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        check_tensor(name, t, min_ndim=2, floating=True, finite=True)
+    check_same(q=q, k=k, v=v)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"q and k must have the same last dimension, got {q.shape[-1]} and {k.shape[-1]}"
+        )
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(
+            f"k and v must hold the same number of tokens, got {k.shape[-2]} and {v.shape[-2]}"
+        )
+    if k.shape[-2] == 0:
+        raise ValueError("k holds no keys (axis -2 has length 0): there is nothing to attend to")
+    return q, k, v, _scale(scale)
+
+
+def attention_module(
+    dim: object, num_heads: object, qkv_bias: object, qk_scale: object, fused: object, out_dim
+) -> tuple:
+    """``Attention(...)``'s arguments: sizes, flags, and num_heads dividing the output length."""
+    dim, num_heads = check_int("dim", dim), check_int("num_heads", num_heads)
+    qkv_bias, fused = check_bool("qkv_bias", qkv_bias), check_bool("fused", fused)
+    if qk_scale is not None:
+        qk_scale = check_number("qk_scale", qk_scale, minimum=0, inclusive=False)
+    inner = dim if out_dim is None else check_int("out_dim", out_dim)
+    name = "dim" if out_dim is None else "out_dim"
+    if inner % num_heads:
+        raise ValueError(f"num_heads={num_heads} does not divide {name}={inner}")
+    check_elements(
+        f"dim={dim}, out_dim={inner}: the qkv weights, {dim} x {3 * inner}", 3 * dim * inner
+    )
+    return dim, num_heads, qkv_bias, qk_scale, fused, inner
+
+
+def tokens(module: nn.Module, x: object, width: int) -> torch.Tensor:
+    """Tokens (B, N, width) in the module's dtype, on its device."""
+    return check_input("x", x, module, width)
+
+
+# --- patches.py -------------------------------------------------------------------------------
+
+
+def patchify(x: object, patch_size: object) -> tuple[torch.Tensor, int]:
+    """Images (B, C, H, W) and a patch size that divides H and W."""
+    x = check_tensor("x", x, ndim=4)
+    patch_size = check_int("patch_size", patch_size)
+    check_divides("patch_size", patch_size, x.shape[-2], x.shape[-1])
+    return x, patch_size
+
+
+def patchify_by_slicing(x: object, patch_size: object) -> tuple[torch.Tensor, int]:
+    """As :func:`patchify`, and few enough patches for a Python loop."""
+    x, patch_size = patchify(x, patch_size)
+    count = x.shape[-2] // patch_size * (x.shape[-1] // patch_size)
+    if count > MAX_SLICED_PATCHES:
+        raise ValueError(
+            f"patch_size={patch_size} cuts {count:,} patches from a {x.shape[-2]} x "
+            f"{x.shape[-1]} image, and patchify_by_slicing loops in Python once per patch: "
+            f"the limit is {MAX_SLICED_PATCHES:,}; patchify(x, patch_size) does any size"
+        )
+    return x, patch_size
+
+
+def patchify_by_conv(x: object, patch_size: object) -> tuple[torch.Tensor, int]:
+    """As :func:`patchify`, with floats (a convolution needs them)."""
+    x, patch_size = patchify(x, patch_size)
+    if not x.is_floating_point():
+        raise TypeError(f"x must be a floating-point tensor for a convolution, got dtype {x.dtype}")
+    return x, patch_size
+
+
+def unpatchify(tokens: object, img_size: object, patch_size: object) -> tuple:
+    """Tokens (B, N, C*P*P) that fill the grid of ``img_size`` cut into P x P patches."""
+    tokens = check_tensor("tokens", tokens, ndim=3)
+    height, width = check_size2("img_size", img_size)
+    patch_size = check_int("patch_size", patch_size)
+    check_divides("patch_size", patch_size, height, width)
+    rows, cols = height // patch_size, width // patch_size
+    n, length = tokens.shape[1:]
+    if n != rows * cols:
+        raise ValueError(
+            f"tokens holds {n} tokens, but img_size {height} x {width} cut into "
+            f"{patch_size}-pixel patches makes a {rows} x {cols} grid of {rows * cols}"
+        )
+    if length % (patch_size * patch_size):
+        raise ValueError(
+            f"token length {length} is not a multiple of patch_size**2 = {patch_size**2}"
+        )
+    return tokens, rows, patch_size
+
+
+def scramble_patches(image: object, patch_size: object, order: object) -> tuple:
+    """An (H, W) array, a patch size dividing it, and a permutation of the patch indices."""
+    image = np.asarray(image)
+    if image.ndim != 2:
+        raise ValueError(f"image must have shape (H, W), got shape {image.shape}")
+    patch_size = check_int("patch_size", patch_size)
+    check_divides("patch_size", patch_size, *image.shape)
+    rows, cols = image.shape[0] // patch_size, image.shape[1] // patch_size
+    order = np.asarray(order)
+    if not np.issubdtype(order.dtype, np.integer):
+        raise TypeError(f"order must hold integer patch indices, got dtype {order.dtype}")
+    if order.shape != (rows * cols,) or not np.array_equal(np.sort(order), np.arange(rows * cols)):
+        raise ValueError(
+            f"order must be a permutation of range({rows * cols}) for the {rows} x {cols} patch "
+            f"grid, got {order.tolist()}"
+        )
+    return image, patch_size, order, rows
+
+
+def patch_embed(img_size: object, patch_size: object, in_chans: object, embed_dim: object):
+    """``PatchEmbed(...)``: a patch size that tiles the image, a table within the size limit."""
+    img_size = check_size2("img_size", img_size)
+    patch_size, in_chans = check_int("patch_size", patch_size), check_int("in_chans", in_chans)
+    embed_dim = check_int("embed_dim", embed_dim)
+    check_divides("patch_size", patch_size, *img_size)
+    num_tokens = (img_size[0] // patch_size) * (img_size[1] // patch_size)
+    check_elements(
+        f"img_size={img_size} with patch_size={patch_size}: {num_tokens:,} tokens x "
+        f"embed_dim={embed_dim}",
+        num_tokens * embed_dim,
+    )
+    return img_size, patch_size, in_chans, embed_dim
+
+
+def image_batch(model: nn.Module, x: object, in_chans: int, img_size: tuple[int, int]):
+    """Images (B, C, H, W) of the size, channel count, dtype and device a model was built for."""
+    x = check_input("x", x, model, ndim=4, width=None)
+    _, c, h, w = x.shape
+    if c != in_chans or (h, w) != tuple(img_size):
+        raise ValueError(
+            f"x has shape {tuple(x.shape)}, but the model expects (B, {in_chans}, "
+            f"{img_size[0]}, {img_size[1]}): {c} channels of {h} x {w}"
+        )
+    return x
+
+
+def one_hot_patch_kernels(in_chans: object, patch_size: object) -> tuple[int, int]:
+    in_chans, patch_size = check_int("in_chans", in_chans), check_int("patch_size", patch_size)
+    length = in_chans * patch_size * patch_size
+    check_elements(
+        f"in_chans={in_chans} x patch_size={patch_size}**2 = {length:,} one-hot kernels of "
+        f"{length:,} values each",
+        length * length,
+        4,
+    )
+    return in_chans, patch_size
+
+
+# --- unfold.py --------------------------------------------------------------------------------
+
+
+def soft_split(h: object, w: object, k: object, s: object, p: object) -> tuple[int, ...]:
+    """An image size, a kernel that fits the padded image, a stride and a padding."""
+    h, w = check_int("h", h), check_int("w", w)
+    k, s, p = check_int("k", k), check_int("s", s), check_int("p", p, minimum=0)
+    for side, size in (("height", h), ("width", w)):
+        if k > size + 2 * p:
+            raise ValueError(
+                f"kernel k={k} is larger than the padded image {side} "
+                f"{size} + 2*{p} = {size + 2 * p}"
+            )
+    return h, w, k, s, p
+
+
+def soft_split_tokens(h, w, k, s, p) -> tuple[int, ...]:
+    """As :func:`soft_split`, for a function that builds all the patches (k * k values each)."""
+    h, w, k, s, p = soft_split(h, w, k, s, p)
+    rows, cols = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    check_elements(
+        f"k={k}, s={s}, p={p} on {h} x {w}: {rows * cols:,} patches of {k * k}", rows * cols * k * k
+    )
+    return h, w, k, s, p
+
+
+def fold_tokens(tokens: object, h, w, k, s, p) -> tuple:
+    """Tokens (B, N, C*k*k) of exactly the patches the soft split makes."""
+    tokens = check_tensor("tokens", tokens, ndim=3)
+    h, w, k, s, p = soft_split_tokens(h, w, k, s, p)
+    rows, cols = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    if tokens.shape[1] != rows * cols:
+        raise ValueError(
+            f"tokens holds {tokens.shape[1]} tokens, but a soft split with k={k}, s={s}, p={p} "
+            f"makes {rows} x {cols} = {rows * cols} of a {h} x {w} image"
+        )
+    if tokens.shape[2] % (k * k):
+        raise ValueError(f"token length {tokens.shape[2]} is not a multiple of k*k = {k * k}")
+    return tokens, h, w, k, s, p
+
+
+def uncovered_pixels(counts: torch.Tensor, k: int, s: int, p: int) -> None:
+    """Refuse a split that leaves pixels in no patch: they cannot be recovered."""
+    if (counts == 0).any():
+        raise ValueError(
+            f"{int((counts == 0).sum())} pixels lie in no patch (k={k}, s={s}, p={p}): "
+            "they cannot be recovered"
+        )
+
+
+# --- position.py ------------------------------------------------------------------------------
+
+#: Largest embedding length the clock helpers describe (a real ViT has 768 to 1,280).
+MAX_CLOCK_DIM = 2**20
+
+
+def base(value: object) -> float:
+    return check_number("base", value, minimum=1, inclusive=False)
+
+
+def clock_dim(dim: object, minimum: int = 1) -> int:
+    """An embedding length for the clock helpers (one clock per column pair), within a limit."""
+    dim = check_int("dim", dim, minimum=minimum)
+    if dim > MAX_CLOCK_DIM:
+        raise ValueError(
+            f"dim must be at most {MAX_CLOCK_DIM:,} (an embedding length), got {dim:,}"
+        )
+    return dim
+
+
+def sinusoid_encoding(num_tokens: object, dim: object, base_: object) -> tuple:
+    num_tokens, dim = check_int("num_tokens", num_tokens), check_int("dim", dim)
+    check_elements(f"a table of num_tokens={num_tokens} x dim={dim}", num_tokens * dim)
+    return num_tokens, dim, base(base_)
+
+
+def even_dim(dim: object, why: str) -> int:
+    dim = check_int("dim", dim)
+    if dim % 2:
+        raise ValueError(f"dim must be even {why}, got {dim}")
+    return dim
+
+
+def relative_rotation(offset: object, dim: object, base_: object) -> tuple:
+    dim = even_dim(dim, "for the rotation identity")
+    check_elements(f"a rotation of dim={dim} x dim={dim}", dim * dim)
+    return check_number("offset", offset), dim, base(base_)
+
+
+def sinusoid_encoding_2d(grid_size: object, dim: object, base_: object) -> tuple:
+    rows, cols = check_size2("grid_size", grid_size)
+    dim = even_dim(dim, "to split between rows and columns")
+    check_elements(f"a table of grid_size={rows} x {cols} tokens x dim={dim}", rows * cols * dim)
+    return rows, cols, dim, base(base_)
+
+
+def resize_pos_embed(pos_embed, old_grid, new_grid, num_prefix_tokens, antialias) -> tuple:
+    """A float table (N, D) or (1, N, D), N = prefix + old grid, D > 0; the new grid in bounds."""
+    pos_embed = check_tensor("pos_embed", pos_embed)
+    if pos_embed.ndim not in (2, 3) or (pos_embed.ndim == 3 and pos_embed.shape[0] != 1):
+        raise ValueError(
+            f"pos_embed must have shape (N, D) or (1, N, D), got {tuple(pos_embed.shape)}"
+        )
+    if pos_embed.shape[-1] == 0:
+        raise ValueError(f"pos_embed has no columns (D = 0), got shape {tuple(pos_embed.shape)}")
+    (h, w), (nh, nw) = check_size2("old_grid", old_grid), check_size2("new_grid", new_grid)
+    num_prefix_tokens = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
+    antialias = check_bool("antialias", antialias)
+    if not pos_embed.is_floating_point():
+        raise TypeError(
+            f"pos_embed must hold floats to be interpolated, got dtype {pos_embed.dtype}"
+        )
+    count = pos_embed.shape[-2]
+    if count != num_prefix_tokens + h * w:
+        extra = count - h * w
+        hint = (
+            f"; if its first {extra} rows are prefix tokens (the class token), pass "
+            f"num_prefix_tokens={extra}"
+            if extra > 0
+            else ""
+        )
+        raise ValueError(
+            f"pos_embed holds {count} tokens, expected num_prefix_tokens="
+            f"{num_prefix_tokens} + old_grid {h} x {w} = {num_prefix_tokens + h * w}{hint}"
+        )
+    dim = pos_embed.shape[-1]
+    check_elements(f"a new_grid of {nh} x {nw} tokens x {dim} dimensions", nh * nw * dim)
+    return pos_embed, (h, w), (nh, nw), num_prefix_tokens, antialias
+
+
+def embedding_similarity(table: object) -> torch.Tensor:
+    """A finite float table (N, D) with N, D > 0 and no all-zero row."""
+    table = check_tensor("table", table, ndim=2, floating=True)
+    if table.shape[0] == 0 or table.shape[1] == 0:
+        raise ValueError(
+            f"table must have at least one row and one column, got {tuple(table.shape)}"
+        )
+    check_elements(
+        f"the similarity of the table's {table.shape[0]} rows with each other", table.shape[0] ** 2
+    )
+    check_tensor("table", table, finite=True)
+    zero = (table == 0).all(1).nonzero().flatten().tolist()
+    if zero:
+        raise ValueError(
+            f"table row {zero[0]} is all zeros ({len(zero)} such rows): a zero vector has no "
+            "direction, so its cosine similarity is undefined"
+        )
+    return table
+
+
+def toeplitz_error(matrix: object) -> torch.Tensor:
+    """A finite square matrix of real numbers, not empty."""
+    matrix = check_tensor("matrix", matrix, ndim=2, real=True)
+    if matrix.shape[1] != matrix.shape[0]:
+        raise ValueError(f"matrix must be square, got shape {tuple(matrix.shape)}")
+    if matrix.shape[0] == 0:
+        raise ValueError("matrix is empty (0 x 0): it has no diagonal to compare")
+    return check_tensor("matrix", matrix, finite=True)
+
+
+# --- relative_position.py ---------------------------------------------------------------------
+
+
+def offsets(x: object) -> torch.Tensor:
+    """``x`` of shape (..., L, 2L - 1): L queries over 2L - 1 offsets."""
+    x = check_tensor("x", x, min_ndim=2)
+    length, num_offsets = x.shape[-2:]
+    if num_offsets != 2 * length - 1:
+        raise ValueError(
+            f"x must have shape (..., L, 2L - 1): its L = {length} queries (axis -2) need "
+            f"2L - 1 = {2 * length - 1} offsets on the last axis, got {num_offsets} "
+            f"(shape {tuple(x.shape)})"
+        )
+    return x
+
+
+def relative_index(length: object) -> int:
+    length = check_int("length", length)
+    check_elements(f"an index of length={length} x {length}", length * length)
+    return length
+
+
+def attention_with_position(q, k, v, position_logits, scale) -> tuple:
+    """As :func:`attention`, and position logits (..., N, M) of the same dtype: finite or -inf
+    (a mask), with at least one key left in every row."""
+    q, k, v, scale = attention(q, k, v, scale)
+    position_logits = check_tensor("position_logits", position_logits, min_ndim=2, floating=True)
+    check_same(q=q, k=k, v=v, position_logits=position_logits)
+    if position_logits.shape[-2:] != (q.shape[-2], k.shape[-2]):
+        shapes = ", ".join(f"{n} {tuple(t.shape)}" for n, t in zip("qkv", (q, k, v), strict=True))
+        raise ValueError(
+            f"position_logits must end with (N, N) = {(q.shape[-2], k.shape[-2])}; got {shapes}, "
+            f"position_logits {tuple(position_logits.shape)}"
+        )
+    if position_logits.device.type != "meta":
+        if position_logits.isnan().any() or (position_logits == float("inf")).any():
+            raise ValueError(
+                "position_logits must be finite or -inf (a masked key), got NaN or +inf"
+            )
+        if (position_logits == float("-inf")).all(-1).any():
+            raise ValueError(
+                "position_logits has a row of -inf only: that query has no key left to attend to"
+            )
+    return q, k, v, position_logits, scale
+
+
+def position_table(tokens: object, dim_head: object, heads: object = None) -> tuple:
+    """``AbsPosEmb1D``/``RelPosEmb1D``: sizes, and tables within the size limit."""
+    tokens, dim_head = check_int("tokens", tokens), check_int("dim_head", dim_head)
+    heads = None if heads is None else check_int("heads", heads)
+    check_elements(
+        f"tables of 2 * tokens - 1 = {2 * tokens - 1} offsets x dim_head={dim_head} x "
+        f"heads={heads or 1}",
+        (2 * tokens - 1) * dim_head * (heads or 1),
+        4,
+    )
+    return tokens, dim_head, heads
+
+
+def query(module: nn.Module, q: object, length: int, dim_head: int, heads: int | None):
+    """Queries (..., L, d) in the tables' dtype and device; (B, h, ..., L, d) for per-head ones."""
+    q = check_input("q", q, module, width=None, ndim=None)
+    check_tensor("q", q, min_ndim=4 if heads else 2)
+    if q.shape[-2:] != (length, dim_head):
+        raise ValueError(
+            f"q must end with (L, d) = ({length}, {dim_head}), got shape {tuple(q.shape)}"
+        )
+    if heads and q.shape[1] != heads:
+        raise ValueError(
+            f"q has {q.shape[1]} heads on axis 1, but the tables were built for heads={heads}"
+        )
+    return q
+
+
+def grid_query(module: nn.Module, q: object, grid_size: tuple[int, int]) -> torch.Tensor:
+    """Queries (B, h, H * W, d) for a 2D table, in its dtype and on its device."""
+    q = check_input("q", q, module, width=None, ndim=4)
+    rows, cols = grid_size
+    if q.shape[2] != rows * cols:
+        raise ValueError(
+            f"q holds {q.shape[2]} tokens, which do not match the {rows} x {cols} grid "
+            f"({rows * cols} tokens)"
+        )
+    return q
+
+
+def grid_offsets(grid_size: object, index: object) -> tuple[int, int, int]:
+    rows, cols = check_size2("grid_size", grid_size)
+    check_elements(f"offsets of grid_size {rows} x {cols}", rows * cols)
+    index = check_index("index", index, rows * cols, f"tokens in the {rows} x {cols} grid")
+    return rows, cols, index
