@@ -441,3 +441,108 @@ def grid_offsets(grid_size: object, index: object) -> tuple[int, int, int]:
     check_elements(f"offsets of grid_size {rows} x {cols}", rows * cols)
     index = check_index("index", index, rows * cols, f"tokens in the {rows} x {cols} grid")
     return rows, cols, index
+
+
+# --- vit.py, t2t.py ---------------------------------------------------------------------------
+
+#: The position embeddings the backbone can add (``pos_embed=``).
+POS_EMBED_KINDS = ("sincos", "learned", "none")
+
+
+def mlp(in_features: object, hidden_features: object, out_features: object) -> tuple:
+    in_features = check_int("in_features", in_features)
+    hidden = check_int(
+        "hidden_features", in_features if hidden_features is None else hidden_features
+    )
+    out = check_int("out_features", in_features if out_features is None else out_features)
+    check_elements(
+        f"in_features={in_features}, hidden_features={hidden}, out_features={out}: the two "
+        "weight matrices",
+        hidden * (in_features + out),
+        4,
+    )
+    return in_features, hidden, out
+
+
+def mlp_hidden(dim: int, mlp_ratio: object) -> int:
+    """Hidden length of a block's MLP, ``int(dim * mlp_ratio)``, refused when it is below 1."""
+    mlp_ratio = check_number("mlp_ratio", mlp_ratio, minimum=0, inclusive=False)
+    hidden = int(dim * mlp_ratio)
+    if hidden < 1:
+        raise ValueError(
+            f"mlp_ratio={mlp_ratio} gives an MLP of {hidden} hidden units for dim={dim}; "
+            "it needs at least 1"
+        )
+    return hidden
+
+
+def backbone(num_classes, embed_dim, depth, mlp_ratio, pos_embed="sincos") -> tuple:
+    """The backbone's sizes, and the blocks' weights within the size limit: checked before the
+    tokenizer is built, so that a typo such as ``embed_dim=10**6`` is refused at once."""
+    num_classes = check_int("num_classes", num_classes)
+    embed_dim = check_int("embed_dim", embed_dim)
+    depth = check_int("depth", depth, minimum=0)
+    hidden = mlp_hidden(embed_dim, mlp_ratio)
+    check_elements(
+        f"embed_dim={embed_dim} (mlp_ratio={mlp_ratio}): each of the {depth} blocks holds "
+        f"{embed_dim} x {3 * embed_dim} qkv and {embed_dim} x {hidden} MLP weights",
+        depth * embed_dim * (4 * embed_dim + 2 * hidden),
+        4,
+    )
+    check_elements(
+        f"num_classes={num_classes} x embed_dim={embed_dim} head", num_classes * embed_dim, 4
+    )
+    if pos_embed not in POS_EMBED_KINDS:
+        raise ValueError(f"pos_embed must be one of {POS_EMBED_KINDS}, got {pos_embed!r}")
+    return num_classes, embed_dim, depth
+
+
+def t2t_module(img_size, in_chans, embed_dim, token_dim, softsplit_kernels) -> tuple:
+    """The T2T module's sizes; three kernels whose splits fit the image one after the other."""
+    from ._checks import describe
+
+    img_size = check_size2("img_size", img_size)
+    in_chans, embed_dim = check_int("in_chans", in_chans), check_int("embed_dim", embed_dim)
+    token_dim = check_int("token_dim", token_dim)
+    if not isinstance(softsplit_kernels, list | tuple | np.ndarray | torch.Tensor):
+        raise TypeError(
+            "softsplit_kernels must be three kernel sizes such as (7, 3, 3), got "
+            f"{describe(softsplit_kernels)}"
+        )
+    if len(softsplit_kernels) != 3:
+        raise ValueError(
+            f"softsplit_kernels must hold three kernel sizes, got {softsplit_kernels!r}"
+        )
+    kernels = tuple(
+        check_int(f"softsplit_kernels[{i}]", k) for i, k in enumerate(softsplit_kernels)
+    )
+    h, w = img_size
+    for split, k in enumerate(kernels):  # each split must fit the grid the previous one made
+        s, p = -(-k // 2), -(-k // 4)  # ceil(k / 2), ceil(k / 4): soft_split's rule
+        try:
+            soft_split(h, w, k, s, p)
+        except ValueError as error:
+            raise ValueError(
+                f"img_size {img_size} does not fit softsplit_kernels {kernels}: soft split "
+                f"{split} meets a {h} x {w} grid: {error}"
+            ) from None
+        h, w = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    k0, k1, k2 = kernels
+    weights = 3 * token_dim * (in_chans * k0 * k0 + token_dim * k1 * k1)  # token attentions
+    check_elements(
+        f"token_dim={token_dim} and embed_dim={embed_dim} with softsplit_kernels {kernels}: "
+        "the token transformers' and the projection's weights",
+        weights + token_dim * k2 * k2 * embed_dim,
+        4,
+    )
+    return img_size, in_chans, embed_dim, token_dim, kernels
+
+
+def block(dim: object, mlp_ratio: object) -> tuple[int, int]:
+    dim = check_int("dim", dim)
+    return dim, mlp_hidden(dim, mlp_ratio)
+
+
+def features(module: nn.Module, x: object, width: int, width_name: str) -> torch.Tensor:
+    """Any (..., width) tensor in the module's dtype and on its device."""
+    return check_input("x", x, module, width, ndim=None, width_name=width_name)
