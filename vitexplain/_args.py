@@ -546,3 +546,85 @@ def block(dim: object, mlp_ratio: object) -> tuple[int, int]:
 def features(module: nn.Module, x: object, width: int, width_name: str) -> torch.Tensor:
     """Any (..., width) tensor in the module's dtype and on its device."""
     return check_input("x", x, module, width, ndim=None, width_name=width_name)
+
+
+# --- training.py ------------------------------------------------------------------------------
+
+#: Above this many optimiser steps a training call says what it costs (a warning, not a refusal:
+#: the epoch count is the user's choice). The series' longest run takes about 7,000.
+MANY_STEPS = 100_000
+
+SCHEDULES = ("constant", "onecycle")
+
+
+def fit(model, n, batch_loss, epochs, batch_size, lr, weight_decay, seed, schedule) -> tuple:
+    """The training loop's settings, checked once (``fit`` and ``train_classifier`` share them)."""
+    import warnings
+    from collections.abc import Callable
+
+    from ._checks import check_module
+
+    model, n = check_module("model", model), check_int("n", n)
+    if not isinstance(batch_loss, Callable):
+        raise TypeError(f"batch_loss must be a function of the batch indices, got {batch_loss!r}")
+    epochs, batch_size = check_int("epochs", epochs), check_int("batch_size", batch_size)
+    lr = check_number("lr", lr, minimum=0.0, inclusive=False)
+    weight_decay = check_number("weight_decay", weight_decay, minimum=0.0)
+    seed = check_int("seed", seed, minimum=0)
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
+    steps = epochs * -(-n // batch_size)
+    if steps > MANY_STEPS:
+        warnings.warn(
+            f"epochs={epochs:,} over {n:,} examples in batches of {batch_size} is {steps:,} "
+            f"optimiser steps (the series' longest run takes about 7,000): expect hours",
+            stacklevel=3,
+        )
+    return model, n, batch_loss, epochs, batch_size, lr, weight_decay, seed, schedule
+
+
+def batch_loss_value(loss: object) -> torch.Tensor:
+    """What ``batch_loss`` returned: a scalar tensor that can be differentiated."""
+    if not isinstance(loss, torch.Tensor) or loss.ndim != 0 or not loss.requires_grad:
+        from ._checks import describe
+
+        raise TypeError(
+            "batch_loss must return the batch's mean loss as a 0-d tensor with a gradient, got "
+            f"{describe(loss)}"
+            + (
+                ""
+                if not isinstance(loss, torch.Tensor)
+                else f" (requires_grad={loss.requires_grad})"
+            )
+        )
+    return loss
+
+
+def labelled(
+    model, images, labels, images_name="images", labels_name="labels", whole=None
+) -> tuple:
+    """Images (n, ...) in the model's dtype and device, with n > 0 integer labels (n,); ``whole``
+    names the pair when it came as one argument."""
+    images = check_input(images_name, images, model, ndim=None)
+    check_tensor(images_name, images, min_ndim=2)
+    labels = check_tensor(labels_name, labels, ndim=1)
+    if labels.dtype.is_floating_point or labels.dtype.is_complex or labels.dtype == torch.bool:
+        raise TypeError(f"{labels_name} must hold integer class indices, got dtype {labels.dtype}")
+    if len(images) != len(labels):
+        raise ValueError(
+            f"{whole} has {len(images)} images but {len(labels)} labels"
+            if whole
+            else f"{images_name} holds {len(images)} images but {labels_name} {len(labels)} labels"
+        )
+    if len(labels) == 0:
+        raise ValueError(
+            f"{whole} is empty" if whole else f"{images_name} and {labels_name} are empty"
+        )
+    return images, labels.long()  # any integer dtype: the losses want int64
+
+
+def labelled_pair(model, name: str, data: object) -> tuple:
+    """``(images, labels)`` given as one argument ``name`` (``train=``, ``test=``)."""
+    if not isinstance(data, tuple | list) or len(data) != 2:
+        raise TypeError(f"{name} must be a pair (images, labels), got {type(data).__name__}")
+    return labelled(model, *data, f"{name}[0] (images)", f"{name}[1] (labels)", whole=name)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -41,6 +42,8 @@ def check_shape(
     if not isinstance(name, str):
         raise TypeError(f"name must be a str, got {name!r}")
     tensor = check_tensor(f"tensor ({name})", tensor)
+    if isinstance(shape, torch.Size | torch.Tensor | np.ndarray) and np.ndim(shape) == 1:
+        shape = [int(size) for size in shape]  # a shape held in an array or tensor
     if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence):
         raise TypeError(f"shape must be a sequence of ints, got {shape!r}")
     expected = tuple(check_int(f"shape[{i}]", size, minimum=0) for i, size in enumerate(shape))
@@ -227,6 +230,8 @@ def trace_shapes(
     x = check_tensor("x", x)
     if isinstance(names, str):
         raise TypeError(f"names must be a sequence of names, got the string {names!r}")
+    if not names:
+        raise ValueError("names is empty: name at least one submodule to trace")
     known = dict(model.named_modules())
     missing = [name for name in names if name not in known]
     if missing:

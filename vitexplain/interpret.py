@@ -51,11 +51,13 @@ def _check_maps(maps: object) -> list[torch.Tensor]:
             "maps must be a non-empty list of (B, h, N, N) tensors (vx.attention_maps), got "
             f"{describe(maps)}"
         )
-    maps = [check_tensor(f"maps[{i}]", m, ndim=4) for i, m in enumerate(maps)]
+    maps = [check_tensor(f"maps[{i}]", m, ndim=4, values=True) for i, m in enumerate(maps)]
     if len({m.shape for m in maps}) != 1 or maps[0].shape[-1] != maps[0].shape[-2]:
         raise ValueError(
             f"maps must all have one shape (B, h, N, N), got {[tuple(m.shape) for m in maps]}"
         )
+    if 0 in maps[0].shape[1:]:
+        raise ValueError(f"maps must hold heads and tokens, got shape {tuple(maps[0].shape)}")
     for i, m in enumerate(maps):
         if not m.is_floating_point():
             raise TypeError(f"maps[{i}] must hold attention weights (floats), got dtype {m.dtype}")
@@ -211,14 +213,14 @@ def occlusion_map(
     target = None if target is None else _check_target(target, b)
     check_elements(
         f"occluding each of the {n} patches of {b} images: {b} x {n} images of "
-        f"{images[0].numel():,} values",
-        b * n * images[0].numel(),
+        f"{images.shape[1:].numel():,} values",
+        b * n * images.shape[1:].numel(),
         images.element_size(),
     )
     probs = model(images).softmax(-1)  # (B, K)
     if target is None:
         target = probs.argmax(-1)  # (B,)
-    elif int(target.max()) >= probs.shape[-1]:
+    elif len(target) and int(target.max()) >= probs.shape[-1]:
         raise ValueError(
             f"target holds class {int(target.max())}, but the model has {probs.shape[-1]} classes "
             f"(0 .. {probs.shape[-1] - 1})"
@@ -312,14 +314,12 @@ def rank_correlation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         Tensor of shape (B,) (0-d for 1-D inputs), in [-1, 1], float64. Ties get their average
         rank. A picture whose values are all equal has no ranking: it is refused.
     """
-    a, b = check_tensor("a", a, min_ndim=1), check_tensor("b", b, min_ndim=1)
+    a = check_tensor("a", a, min_ndim=1, real=True, values=True)
+    b = check_tensor("b", b, min_ndim=1, real=True, values=True)
     if a.shape != b.shape:
         raise ValueError(f"a and b must have one shape, got {tuple(a.shape)} and {tuple(b.shape)}")
-    for name, t in (("a", a), ("b", b)):
-        if t.dtype.is_complex or t.dtype == torch.bool:
-            raise TypeError(f"{name} must hold real numbers, got dtype {t.dtype}")
     single = a.ndim == 1
-    a, b = a.reshape(1 if single else len(a), -1), b.reshape(1 if single else len(b), -1)
+    a, b = (a[None] if single else a).flatten(1), (b[None] if single else b).flatten(1)  # (B, M)
     if a.shape[1] < 2:
         raise ValueError(
             f"a and b need at least 2 values per picture to rank, got shape {tuple(a.shape)}"
@@ -335,14 +335,10 @@ def rank_correlation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
                 "values tie, so its rank correlation is undefined"
             )
 
+    from scipy.stats import rankdata
+
     def ranks(x: torch.Tensor) -> torch.Tensor:
-        # equal values share their average rank: the mean of (number smaller) and
-        # (number not larger) - 1, both read off the sorted row in O(M log M)
-        x = x.contiguous()  # searchsorted warns (on stderr) about a strided input
-        ordered = x.sort(dim=1).values  # (B, M)
-        below = torch.searchsorted(ordered, x, side="left").double()
-        not_above = torch.searchsorted(ordered, x, side="right").double()
-        return (below + not_above - 1) / 2  # (B, M), 0-based
+        return torch.from_numpy(rankdata(x.cpu().numpy(), axis=1))  # (B, M); ties: mean rank
 
     ra, rb = ranks(a), ranks(b)
     ra, rb = ra - ra.mean(1, keepdim=True), rb - rb.mean(1, keepdim=True)
@@ -386,8 +382,7 @@ def attention_entropy(maps: list[torch.Tensor], num_prefix_tokens: int = 1) -> t
     """
     out = []
     for w in _patch_attention(maps, num_prefix_tokens):
-        terms = torch.where(w > 0, -w * w.log(), torch.zeros_like(w))  # 0 log 0 = 0
-        out.append(terms.sum(-1).mean(dim=(0, 2)))  # (h,)
+        out.append(torch.special.entr(w).sum(-1).mean(dim=(0, 2)))  # -w log w, 0 log 0 = 0; (h,)
     return torch.stack(out)  # (depth, h)
 
 
@@ -453,6 +448,10 @@ def reference_attention(
     kinds = ("self", "neighbours", "uniform", "farthest")
     if kind not in kinds:
         raise ValueError(f"kind must be one of {kinds}, got {kind!r}")
+    check_elements(
+        f"grid_size {rows} x {cols}: a map of {p + rows * cols} tokens squared",
+        (p + rows * cols) ** 2,
+    )
     centres = _patch_centres((rows, cols), 1)  # (N, 2) in patch steps
     distance = torch.cdist(centres, centres)  # (N, N)
     n = rows * cols
@@ -485,10 +484,11 @@ def top_k_overlap(a: torch.Tensor, b: torch.Tensor, k: int = 1) -> torch.Tensor:
     Returns:
         Tensor of shape (B,): the share of ``a``'s top k among ``b``'s top k, in [0, 1].
     """
-    a, b = check_tensor("a", a, min_ndim=1), check_tensor("b", b, min_ndim=1)
+    a = check_tensor("a", a, min_ndim=1, real=True, finite=True)
+    b = check_tensor("b", b, min_ndim=1, real=True, finite=True)
     if a.shape != b.shape:
         raise ValueError(f"a and b must have one shape, got {tuple(a.shape)} and {tuple(b.shape)}")
-    a, b = a.reshape(len(a), -1), b.reshape(len(b), -1)
+    a, b = a.flatten(1) if a.ndim > 1 else a[:, None], b.flatten(1) if b.ndim > 1 else b[:, None]
     k = check_int("k", k)
     if k > a.shape[1]:
         raise ValueError(f"k must be at most the {a.shape[1]} entries per row, got {k}")

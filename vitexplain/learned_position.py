@@ -202,7 +202,7 @@ def grid_similarity(
         similarity of patch (r, c) with patch (r2, c2), so [r, c] is patch (r, c)'s map, as in
         Figure 7 of Dosovitskiy et al. (2020).
     """
-    table = check_tensor("table", table)
+    table = check_tensor("table", table, real=True, finite=True)
     if table.ndim == 3 and table.shape[0] == 1:
         table = table[0]  # (N + prefix, D)
     rows, cols = check_size2("grid_size", grid_size)

@@ -16,10 +16,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from . import _args
 from ._checks import (
-    check_dtype,
     check_int,
-    check_labelled_data,
     check_module,
     check_number,
     check_tensor,
@@ -27,7 +26,7 @@ from ._checks import (
 
 __all__ = ["evaluate", "fit", "random_shift", "train_classifier"]
 
-SCHEDULES = ("constant", "onecycle")
+SCHEDULES = _args.SCHEDULES
 
 
 def _loss_and_correct(
@@ -86,8 +85,7 @@ def evaluate(
         (loss, accuracy): the mean loss per example and the fraction of right answers in [0, 1].
     """
     model = check_module("model", model)
-    images, labels = check_labelled_data("data", (images, labels))
-    images = check_dtype("images", images, model)
+    images, labels = _args.labelled(model, images, labels)
     batch_size = check_int("batch_size", batch_size)
     was_training = model.training
     model.eval()
@@ -180,17 +178,8 @@ def fit(
         training loss.
     """
     # Checked here, at the call: a generator's own body would run only at the first next().
-    model = check_module("model", model)
-    n = check_int("n", n)
-    if not callable(batch_loss):
-        raise TypeError(f"batch_loss must be a function of the batch indices, got {batch_loss!r}")
-    epochs, batch_size = check_int("epochs", epochs), check_int("batch_size", batch_size)
-    lr = check_number("lr", lr, minimum=0.0, inclusive=False)
-    weight_decay = check_number("weight_decay", weight_decay, minimum=0.0)
-    seed = check_int("seed", seed, minimum=0)
-    if schedule not in SCHEDULES:
-        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
-    return _fit_epochs(model, n, batch_loss, epochs, batch_size, lr, weight_decay, seed, schedule)
+    settings = _args.fit(model, n, batch_loss, epochs, batch_size, lr, weight_decay, seed, schedule)
+    return _fit_epochs(*settings)
 
 
 def _fit_epochs(
@@ -217,7 +206,7 @@ def _fit_epochs(
         total = 0.0
         for start in range(0, n, batch_size):
             batch = order[start : start + batch_size]
-            loss = batch_loss(batch)
+            loss = _args.batch_loss_value(batch_loss(batch))
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -275,16 +264,9 @@ def train_classifier(
         epoch) and, when ``test`` is given, ``"test_loss"`` and ``"test_accuracy"``.
     """
     model = check_module("model", model)
-    images, labels = check_labelled_data("train", train)
-    images = check_dtype("train[0] (images)", images, model)
+    images, labels = _args.labelled_pair(model, "train", train)
     if test is not None:
-        test = check_labelled_data("test", test)
-        check_dtype("test[0] (images)", test[0], model)
-    epochs = check_int("epochs", epochs)
-    batch_size = check_int("batch_size", batch_size)
-    lr = check_number("lr", lr, minimum=0.0, inclusive=False)
-    weight_decay = check_number("weight_decay", weight_decay, minimum=0.0)
-    seed = check_int("seed", seed, minimum=0)
+        test = _args.labelled_pair(model, "test", test)
     if log is not None and not callable(log):
         raise TypeError(f"log must be callable or None, got {log!r}")
     if schedule not in SCHEDULES:
@@ -307,7 +289,7 @@ def train_classifier(
     history: dict[str, list[float]] = {"epoch": [], "loss": [], "train_accuracy": []}
     if test is not None:
         history.update(test_loss=[], test_accuracy=[])
-    epoch_losses = fit(
+    epoch_losses = fit(  # checks epochs, batch_size, lr, weight_decay, seed, schedule
         model, len(labels), batch_loss, epochs, batch_size, lr, weight_decay, seed, schedule
     )
     for epoch, loss in enumerate(epoch_losses, start=1):
