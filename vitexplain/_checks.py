@@ -375,7 +375,11 @@ def check_labelled_data(name: str, data: object) -> tuple[torch.Tensor, torch.Te
 
 
 def check_array(
-    name: str, value: object, ndim: int | tuple[int, ...] | None = None, finite: bool = False
+    name: str,
+    value: object,
+    ndim: int | tuple[int, ...] | None = None,
+    finite: bool = False,
+    drawable: bool = False,
 ) -> np.ndarray:
     """Return ``value`` as a NumPy array of numbers (for a figure), else a clear error.
 
@@ -384,6 +388,8 @@ def check_array(
         value: a tensor, an array or nested lists of numbers (bools count as numbers).
         ndim: the number of dimensions required (one int, or a tuple of the allowed ones).
         finite: refuse NaN and infinities.
+        drawable: refuse what a figure cannot show: no values, an infinity, or NaN only (a NaN
+            among numbers is an empty cell).
 
     Returns:
         The array (a tensor is detached and copied to the CPU).
@@ -409,6 +415,10 @@ def check_array(
         raise ValueError(
             f"{name} must be finite, got {int((~np.isfinite(array)).sum())} NaN or inf"
         )
+    if drawable and array.size == 0:
+        raise ValueError(f"{name} is empty (shape {array.shape}): there is nothing to draw")
+    if drawable and array.dtype.kind == "f" and (np.isinf(array).any() or np.isnan(array).all()):
+        raise ValueError(f"{name} holds infinities or NaN only: there is nothing to draw")
     return array
 
 

@@ -11,7 +11,6 @@ from ..patches import scramble_patches
 from .core import (
     ATTENTION_CMAP,
     PICTURE_CMAP,
-    _as_array,
     annotate_cells,
     axes_grid,
     outline_cells,
@@ -75,7 +74,7 @@ def show_matrices(
         The figure, with M axes in a grid of ceil(M / ncols) rows.
     """
 
-    arrays = [_as_array(m) for m in matrices]
+    arrays = [check_array(f"matrices[{i}]", m) for i, m in enumerate(matrices)]
     if not arrays:
         raise ValueError("matrices is empty: nothing to draw")
     for n, array in enumerate(arrays):
@@ -193,7 +192,7 @@ def show_attention_heads(
         The figure: h heat-map axes, then the colour bar's axes.
     """
 
-    weights = _as_array(weights)
+    weights = check_array("weights", weights, drawable=True)
     if weights.ndim != 3 or weights.shape[1] != weights.shape[2]:
         raise ValueError(f"weights must have shape (h, N, N), got shape {weights.shape}")
     heads, n, _ = weights.shape

@@ -9,9 +9,9 @@ import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from .._checks import check_array
 from ..position import clock_pairs, clock_periods, sinusoid_encoding
 from .core import (
-    _as_array,
     fixed_figure,
     show_embedding,
 )
@@ -92,7 +92,7 @@ def show_clocks(
         axes, and a colour bar for the position.
     """
 
-    table = _as_array(table)
+    table = check_array("table", table)
     if table.ndim != 2 or table.shape[1] < 2:
         raise ValueError(f"table must have shape (L, D) with D >= 2, got shape {table.shape}")
     pairs = clock_pairs(table.shape[1]) if pairs is None else list(pairs)

@@ -22,7 +22,6 @@ from .core import (
     EMBEDDING_CMAP,
     PICTURE_CMAP,
     SIMILARITY_CMAP,
-    _as_array,
     axes_grid,
 )
 from .learned_position import position_similarity_mosaic
@@ -58,7 +57,11 @@ def _labels(name: str, values: object, count: int) -> list:
     """``count`` labels (ints or strs) from a sequence, array or tensor."""
     if isinstance(values, str) or not hasattr(values, "__len__"):
         raise TypeError(f"{name} must be a sequence of {count} labels, got {describe(values)}")
-    values = list(_as_array(values)) if not isinstance(values, list | tuple) else list(values)
+    values = (
+        list(check_array("values", values))
+        if not isinstance(values, list | tuple)
+        else list(values)
+    )
     if len(values) != count:
         raise ValueError(f"{name} has {len(values)} entries for {count} pictures")
     return values

@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 from .._checks import check_array, check_int
 from ..unfold import count_tokens as _count_tokens
 from ..unfold import overlap_count, soft_split_boxes
-from .core import _as_array, show_image
+from .core import show_image
 from .t2t import _mask_path, _padded_picture, _padded_ticks, _picture_edge
 
 #: Most frames softsplit_frames renders (about 20 ms each).
@@ -37,7 +37,7 @@ def _softsplit_canvas(
     """The padded picture with the artists the frames change, hidden until a frame styles them."""
     from matplotlib.patches import Patch, PathPatch, Rectangle
 
-    image = _as_array(image)
+    image = check_array("image", image)
     padded = _padded_picture(image, check_int("p", p, minimum=0))
     boxes = soft_split_boxes(*image.shape, k, s, p)  # validates k, s, p
     fig = show_image(padded, ax=ax, figsize=figsize)
