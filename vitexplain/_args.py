@@ -228,16 +228,29 @@ def fold_tokens(tokens: object, h, w, k, s, p) -> tuple:
         )
     if tokens.shape[2] % (k * k):
         raise ValueError(f"token length {tokens.shape[2]} is not a multiple of k*k = {k * k}")
+    # a pixel no patch covers (a stride longer than the kernel skips it) cannot be recovered:
+    # a pixel is covered when its row and its column are, by some patch row and patch column
+    covered = []
+    for size, count in ((h, rows), (w, cols)):
+        line = np.zeros(size + 2 * p, dtype=bool)  # the padded side
+        for start in range(0, count * s, s):
+            line[start : start + k] = True
+        covered.append(int(line[p : p + size].sum()))
+    uncovered = h * w - covered[0] * covered[1]
+    if uncovered:
+        raise ValueError(
+            f"{uncovered} pixels lie in no patch (k={k}, s={s}, p={p}): they cannot be recovered"
+        )
     return tokens, h, w, k, s, p
 
 
-def uncovered_pixels(counts: torch.Tensor, k: int, s: int, p: int) -> None:
-    """Refuse a split that leaves pixels in no patch: they cannot be recovered."""
-    if (counts == 0).any():
-        raise ValueError(
-            f"{int((counts == 0).sum())} pixels lie in no patch (k={k}, s={s}, p={p}): "
-            "they cannot be recovered"
-        )
+def overlap_count(h, w, k, s, p, num_patches) -> tuple[int, ...]:
+    """As :func:`soft_split_tokens`, and how many patches to count (all when None)."""
+    h, w, k, s, p = soft_split_tokens(h, w, k, s, p)
+    rows, cols = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    if num_patches is None:
+        return h, w, k, s, p, rows * cols
+    return h, w, k, s, p, check_int("num_patches", num_patches, minimum=0)
 
 
 # --- position.py ------------------------------------------------------------------------------
@@ -628,3 +641,32 @@ def labelled_pair(model, name: str, data: object) -> tuple:
     if not isinstance(data, tuple | list) or len(data) != 2:
         raise TypeError(f"{name} must be a pair (images, labels), got {type(data).__name__}")
     return labelled(model, *data, f"{name}[0] (images)", f"{name}[1] (labels)", whole=name)
+
+
+# --- torch_modules.py -------------------------------------------------------------------------
+
+
+def instance(name: str, value: object, cls: type) -> object:
+    """``value`` if it is a ``cls`` of this package."""
+    if not isinstance(value, cls):
+        raise TypeError(f"{name} must be a vitexplain.{cls.__name__}, got {type(value).__name__}")
+    return value
+
+
+def multihead_attention(attn: object) -> nn.Module:
+    """An :class:`Attention` that ``nn.MultiheadAttention`` can hold: D -> 3D -> D, its scale."""
+    from .attention import Attention
+
+    attn = instance("attn", attn, Attention)
+    dim, heads = attn.qkv.in_features, attn.num_heads
+    if attn.qkv.out_features != 3 * dim or attn.proj.out_features != dim:
+        raise ValueError(
+            f"attn maps {dim} -> {attn.qkv.out_features} (qkv) -> {attn.proj.out_features} "
+            f"(proj); nn.MultiheadAttention needs {dim} -> {3 * dim} -> {dim}"
+        )
+    if abs(attn.scale - (dim // heads) ** -0.5) > 1e-12 * attn.scale:
+        raise ValueError(
+            f"attn.scale = {attn.scale} is not head_dim ** -0.5 = {(dim // heads) ** -0.5}, "
+            "the only scale nn.MultiheadAttention uses"
+        )
+    return attn

@@ -13,7 +13,6 @@ import torch
 from torch import nn
 
 from . import _args
-from ._checks import check_int
 
 __all__ = [
     "count_tokens",
@@ -84,11 +83,10 @@ def overlap_count(
     Returns:
         Float tensor of shape (h, w).
     """
-    h, w, k, s, p = _args.soft_split_tokens(h, w, k, s, p)
+    h, w, k, s, p, num_patches = _args.overlap_count(h, w, k, s, p, num_patches)
     _, _, n = count_tokens(h, w, k, s, p)
     ones = torch.ones(1, k * k, n)  # (1, k*k, N): one channel, N patches of ones
-    if num_patches is not None:
-        ones[..., check_int("num_patches", num_patches, minimum=0) :] = 0
+    ones[..., num_patches:] = 0  # count only the first num_patches
     return nn.Fold((h, w), k, stride=s, padding=p)(ones)[0, 0]  # (h, w)
 
 
@@ -112,7 +110,6 @@ def fold_tokens(tokens: torch.Tensor, h: int, w: int, k: int, s: int, p: int) ->
         Images of shape (B, C, h, w).
     """
     tokens, h, w, k, s, p = _args.fold_tokens(tokens, h, w, k, s, p)
-    counts = overlap_count(h, w, k, s, p).to(tokens.dtype)  # (h, w)
-    _args.uncovered_pixels(counts, k, s, p)
+    counts = overlap_count(h, w, k, s, p).to(tokens.dtype)  # (h, w), every count > 0 (checked)
     summed = nn.Fold((h, w), k, stride=s, padding=p)(tokens.transpose(1, 2))  # (B, C, h, w)
     return summed / counts
