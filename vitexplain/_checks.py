@@ -431,9 +431,16 @@ def check_str(name: str, value: object, choices: Sequence[str] | None = None) ->
     return value
 
 
-def check_index(name: str, value: object, size: int, what: str = "items") -> int:
-    """Return ``value`` if it is a 0-based index into ``size`` items (negatives refused)."""
-    value = check_int(name, value, minimum=0)
+def check_index(
+    name: str, value: object, size: int, what: str = "items", negative: bool = False
+) -> int:
+    """Return ``value`` if it is a 0-based index into ``size`` items; with ``negative``, Python's
+    negative indices count from the end (-1 is the last), else they are refused."""
+    value = check_int(name, value, minimum=None if negative else 0)
+    if negative and not -size <= value < size:
+        raise ValueError(
+            f"{name} must be in -{size} .. {size - 1} (there are {size} {what}), got {value}"
+        )
     if value >= size:
         raise ValueError(f"{name} must be below {size} (there are {size} {what}), got {value}")
     return value

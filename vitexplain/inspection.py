@@ -8,7 +8,15 @@ import numpy as np
 import torch
 from torch import nn
 
-from ._checks import check_bool, check_dtype, check_int, check_module, check_size2, check_tensor
+from ._checks import (
+    check_bool,
+    check_dtype,
+    check_index,
+    check_int,
+    check_module,
+    check_size2,
+    check_tensor,
+)
 from .attention import Attention
 
 __all__ = [
@@ -128,9 +136,7 @@ def class_token_attention(model: nn.Module, images: torch.Tensor, block: int = -
             f"model must be a ViT or T2TViT (a class token and blocks), got {type(model).__name__}"
         )
     images = check_dtype("images", check_tensor("images", images, ndim=4), model)
-    block = check_int("block", block, minimum=None)
-    if not -len(blocks) <= block < len(blocks):
-        raise ValueError(f"block {block} does not exist: the model has {len(blocks)} blocks")
+    block = check_index("block", block, len(blocks), "blocks", negative=True)
     # Only the blocks' attention: a T2TViT's token attentions come first and have no class token.
     layers = [blk.attn for blk in blocks]
     weights: list[torch.Tensor] = []

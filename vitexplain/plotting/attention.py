@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from .._checks import check_array, check_int
+from .._checks import check_array, check_index, check_int
 from ..patches import scramble_patches
 from .core import (
     ATTENTION_CMAP,
@@ -90,16 +90,12 @@ def show_matrices(
     ylabels = _per_matrix("ylabel", ylabel, count)
     for name, chosen, axis in (("highlight_rows", rows_hl, 0), ("highlight_cols", cols_hl, 1)):
         for n, indices in enumerate(chosen):
-            size = arrays[n].shape[axis]
-            if any(not 0 <= int(i) < size for i in indices or ()):
-                raise ValueError(f"{name}[{n}] = {list(indices)} is out of range for {size} items")
+            for i in indices or ():
+                check_index(f"{name}[{n}]", i, arrays[n].shape[axis], ("rows", "columns")[axis])
     for n, cells in enumerate(cells_hl):
-        height, width = arrays[n].shape
-        if any(not (0 <= int(r) < height and 0 <= int(c) < width) for r, c in cells or ()):
-            raise ValueError(
-                f"highlight_cells[{n}] = {list(cells)} is out of range for a {height} x {width} "
-                "matrix"
-            )
+        for r, c in cells or ():
+            check_index(f"highlight_cells[{n}] row", r, arrays[n].shape[0], "rows")
+            check_index(f"highlight_cells[{n}] column", c, arrays[n].shape[1], "columns")
     fig, axes = axes_grid(count, ncols, figsize)
     for n, (ax, array) in enumerate(zip(axes, arrays, strict=True)):
         height, width = array.shape  # (R, C)

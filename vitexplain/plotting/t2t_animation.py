@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .._checks import check_array, check_int
+from .._checks import check_array, check_index, check_int
 from ..unfold import count_tokens as _count_tokens
 from ..unfold import overlap_count, soft_split_boxes
 from .core import show_image
@@ -124,9 +124,7 @@ def show_softsplit_frame(
         The figure.
     """
     fig, ax, artists, boxes = _softsplit_canvas(image, k, s, p, ax, figsize)
-    current = check_int("current", current, minimum=0)
-    if current >= len(boxes):
-        raise ValueError(f"current={current} is out of range for {len(boxes)} patches")
+    current = check_index("current", current, len(boxes), "patches")
     _style_softsplit_frame(ax, artists, boxes, k, s, current)
     return fig
 
