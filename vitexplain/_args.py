@@ -670,3 +670,25 @@ def multihead_attention(attn: object) -> nn.Module:
             "the only scale nn.MultiheadAttention uses"
         )
     return attn
+
+
+# --- errata.py --------------------------------------------------------------------------------
+
+
+def articles_rel_pos_2d(q: object, grid_size: object, table_h: object, table_w: object) -> tuple:
+    """Queries (B, h, H * W, d) and the two tables (2H - 1, d), (2W - 1, d), of one dtype."""
+    q = check_tensor("q", q, ndim=4, floating=True)
+    rows, cols = check_size2("grid_size", grid_size)
+    d = q.shape[-1]
+    if q.shape[2] != rows * cols:
+        raise ValueError(
+            f"q holds {q.shape[2]} tokens, not the {rows * cols} of a {rows} x {cols} grid"
+        )
+    for name, table, size in (("table_h", table_h, rows), ("table_w", table_w, cols)):
+        table = check_tensor(name, table, ndim=2)
+        if table.shape != (2 * size - 1, d):
+            raise ValueError(
+                f"{name} must have shape ({2 * size - 1}, {d}), got {tuple(table.shape)}"
+            )
+    check_same(q=q, table_h=table_h, table_w=table_w)
+    return q, rows, cols

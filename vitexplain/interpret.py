@@ -228,7 +228,7 @@ def occlusion_map(
     hidden = tokens[:, None].repeat(1, n, 1, 1)  # (B, N occluded copies, N, C*P*P)
     hidden[:, torch.arange(n), torch.arange(n)] = value  # copy i has patch i hidden
     occluded = unpatchify(hidden.flatten(0, 1), tuple(images.shape[-2:]), patch_size)
-    occluded_probs = model(occluded).softmax(-1).view(b, n, -1)  # (B, N, K)
+    occluded_probs = model(occluded).softmax(-1).view(b, n, probs.shape[-1])  # (B, N, K)
     picked = torch.arange(b)
     drop = probs[picked, target][:, None] - occluded_probs[picked, :, target]  # (B, N)
     rows, cols = images.shape[-2] // patch_size, images.shape[-1] // patch_size

@@ -181,7 +181,7 @@ def show_token_matrix(
     """
     from matplotlib.ticker import MaxNLocator
 
-    tokens = check_array("tokens", tokens)
+    tokens = check_array("tokens", tokens, drawable=True)
     if tokens.ndim != 2:
         raise ValueError(f"tokens must have shape (N, L), got shape {tokens.shape}")
     count, length = tokens.shape
