@@ -692,3 +692,87 @@ def articles_rel_pos_2d(q: object, grid_size: object, table_h: object, table_w: 
             )
     check_same(q=q, table_h=table_h, table_w=table_w)
     return q, rows, cols
+
+
+# --- inspection.py ----------------------------------------------------------------------------
+
+
+def check_shape(name: object, tensor: object, shape: object, show: object) -> tuple:
+    """A str name, a tensor, an expected shape (ints, or an array of them) it has, a flag."""
+    from collections.abc import Sequence
+
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {name!r}")
+    tensor = check_tensor(f"tensor ({name})", tensor)
+    if isinstance(shape, torch.Size | torch.Tensor | np.ndarray) and np.ndim(shape) == 1:
+        shape = [int(size) for size in shape]  # a shape held in an array or tensor
+    if isinstance(shape, str | bytes) or not isinstance(shape, Sequence):
+        raise TypeError(f"shape must be a sequence of ints, got {shape!r}")
+    expected = tuple(check_int(f"shape[{i}]", size, minimum=0) for i, size in enumerate(shape))
+    if tuple(tensor.shape) != expected:
+        raise ValueError(f"{name} has shape {tuple(tensor.shape)}, expected {expected}")
+    return tensor, expected, check_bool("show", show)
+
+
+def model_input(model: object, x: object, name: str = "x") -> tuple[nn.Module, torch.Tensor]:
+    """A module, and an input for it: token ids (long), or values of its weights' dtype."""
+    from ._checks import check_dtype, check_module
+
+    model, x = check_module("model", model), check_tensor(name, x)
+    if x.dtype != torch.long:  # token ids would be fine; images must match the weights
+        x = check_dtype(name, x, model)
+    return model, x
+
+
+def attention_layers(model: nn.Module, layers: list) -> list:
+    if not layers:
+        raise ValueError(f"model ({type(model).__name__}) holds no vitexplain Attention layer")
+    return layers
+
+
+def class_token_model(model: object, images: object, block: object) -> tuple:
+    """A ViT or T2TViT (a class token, blocks), images (B, C, H, W) for it, a block index."""
+    from ._checks import check_module
+
+    model = check_module("model", model)
+    blocks = getattr(model, "blocks", None)
+    if getattr(model, "cls_token", None) is None or not isinstance(blocks, nn.ModuleList):
+        raise TypeError(
+            f"model must be a ViT or T2TViT (a class token and blocks), got {type(model).__name__}"
+        )
+    images = check_input("images", images, model, ndim=4)
+    return model, images, check_index("block", block, len(blocks), "blocks", negative=True)
+
+
+def attention_by_origin(weights: object, orders: object, grid_size: object) -> tuple:
+    """Weights and integer orders (B, N) for a grid of N patches."""
+    weights = check_tensor("weights", weights, ndim=2)
+    orders = check_tensor("orders", orders, ndim=2)
+    rows, cols = check_size2("grid_size", grid_size)
+    if weights.shape != orders.shape or weights.shape[1] != rows * cols:
+        raise ValueError(
+            f"weights {tuple(weights.shape)} and orders {tuple(orders.shape)} must both have shape "
+            f"(B, {rows * cols}) for a {rows} x {cols} grid"
+        )
+    if orders.dtype.is_floating_point or orders.min() < 0 or orders.max() >= rows * cols:
+        raise ValueError(
+            f"orders must hold integer patch indices 0 .. {rows * cols - 1}, got dtype "
+            f"{orders.dtype} with values in [{orders.min().item()}, {orders.max().item()}]"
+        )
+    return weights, orders, rows, cols
+
+
+def trace_shapes(model: object, x: object, names: object) -> tuple:
+    """A module, its input, and at least one name of its submodules (not a lone str)."""
+    from ._checks import check_module
+
+    model, x = check_module("model", model), check_tensor("x", x)
+    if isinstance(names, str):
+        raise TypeError(f"names must be a sequence of names, got the string {names!r}")
+    if not names:
+        raise ValueError("names is empty: name at least one submodule to trace")
+    known = dict(model.named_modules())
+    missing = [name for name in names if name not in known]
+    if missing:
+        raise ValueError(f"names: model has no submodules named {missing}")
+    return model, x, [known[name] for name in names]
