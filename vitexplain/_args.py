@@ -776,3 +776,21 @@ def trace_shapes(model: object, x: object, names: object) -> tuple:
     if missing:
         raise ValueError(f"names: model has no submodules named {missing}")
     return model, x, [known[name] for name in names]
+
+
+def train_classifier(model, train, test, log, label_smoothing, max_shift) -> tuple:
+    """What ``train_classifier`` adds to :func:`fit`'s settings (``fit`` checks those)."""
+    from ._checks import check_module
+
+    model = check_module("model", model)
+    images, labels = labelled_pair(model, "train", train)
+    test = None if test is None else labelled_pair(model, "test", test)
+    if log is not None and not callable(log):
+        raise TypeError(f"log must be callable or None, got {log!r}")
+    label_smoothing = check_number("label_smoothing", label_smoothing, minimum=0.0, maximum=1)
+    max_shift = check_int("max_shift", max_shift, minimum=0)
+    if max_shift and images.ndim != 4:
+        raise ValueError(
+            f"max_shift needs images of shape (n, C, H, W), got shape {tuple(images.shape)}"
+        )
+    return images, labels, test, label_smoothing, max_shift

@@ -20,7 +20,6 @@ from . import _args
 from ._checks import (
     check_int,
     check_module,
-    check_number,
     check_tensor,
 )
 
@@ -263,23 +262,10 @@ def train_classifier(
         training loss during the epoch), ``"train_accuracy"`` (on the whole training set after the
         epoch) and, when ``test`` is given, ``"test_loss"`` and ``"test_accuracy"``.
     """
-    model = check_module("model", model)
-    images, labels = _args.labelled_pair(model, "train", train)
-    if test is not None:
-        test = _args.labelled_pair(model, "test", test)
-    if log is not None and not callable(log):
-        raise TypeError(f"log must be callable or None, got {log!r}")
-    if schedule not in SCHEDULES:
-        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
-    label_smoothing = check_number("label_smoothing", label_smoothing, minimum=0.0)
-    if label_smoothing > 1:
-        raise ValueError(f"label_smoothing must be at most 1, got {label_smoothing}")
-    max_shift = check_int("max_shift", max_shift, minimum=0)
-    if max_shift and images.ndim != 4:
-        raise ValueError(
-            f"max_shift needs images of shape (n, C, H, W), got shape {tuple(images.shape)}"
-        )
-    shifts = torch.Generator().manual_seed(seed)
+    images, labels, test, label_smoothing, max_shift = _args.train_classifier(
+        model, train, test, log, label_smoothing, max_shift
+    )
+    shifts = torch.Generator()  # seeded with `seed` once fit has checked it
 
     def batch_loss(batch: torch.Tensor) -> torch.Tensor:
         x = random_shift(images[batch], max_shift, shifts)  # (B, C, H, W)
@@ -292,6 +278,7 @@ def train_classifier(
     epoch_losses = fit(  # checks epochs, batch_size, lr, weight_decay, seed, schedule
         model, len(labels), batch_loss, epochs, batch_size, lr, weight_decay, seed, schedule
     )
+    shifts.manual_seed(int(seed))
     for epoch, loss in enumerate(epoch_losses, start=1):
         _, train_accuracy = evaluate(model, images, labels)
         history["epoch"].append(epoch)
