@@ -794,3 +794,50 @@ def train_classifier(model, train, test, log, label_smoothing, max_shift) -> tup
             f"max_shift needs images of shape (n, C, H, W), got shape {tuple(images.shape)}"
         )
     return images, labels, test, label_smoothing, max_shift
+
+
+# --- plotting ---------------------------------------------------------------------------------
+
+
+def _per_matrix(name: str, value: object, count: int) -> list:
+    """One entry per panel: ``value`` repeated if None or a string, else checked for length."""
+    if value is None or isinstance(value, str):
+        return [value] * count
+    value = list(value)
+    if len(value) != count:
+        raise ValueError(f"{name} has {len(value)} entries for {count} matrices")
+    return value
+
+
+def show_matrices(matrices, titles, ncols, rows, cols, cells, xlabel, ylabel) -> tuple:
+    """2-D arrays, a panel count per row, and per panel: texts and in-range highlights.
+
+    Returns:
+        ``(arrays, ncols, panels)``: one dict of :func:`~vitexplain.plotting.attention.
+        matrix_panel` keywords per array.
+    """
+    from ._checks import check_array
+
+    arrays = [check_array(f"matrices[{i}]", m, ndim=2) for i, m in enumerate(matrices)]
+    if not arrays:
+        raise ValueError("matrices is empty: nothing to draw")
+    count = len(arrays)
+    ncols = count if ncols is None else check_int("ncols", ncols)
+    per = {
+        "title": _per_matrix("titles", titles, count),
+        "xlabel": _per_matrix("xlabel", xlabel, count),
+        "ylabel": _per_matrix("ylabel", ylabel, count),
+        "rows": _per_matrix("highlight_rows", rows, count),
+        "cols": _per_matrix("highlight_cols", cols, count),
+        "cells": _per_matrix("highlight_cells", cells, count),
+    }
+    for n, (height, width) in enumerate(a.shape for a in arrays):
+        for i in per["rows"][n] or ():
+            check_index(f"highlight_rows[{n}]", i, height, "rows")
+        for i in per["cols"][n] or ():
+            check_index(f"highlight_cols[{n}]", i, width, "columns")
+        for r, c in per["cells"][n] or ():
+            check_index(f"highlight_cells[{n}] row", r, height, "rows")
+            check_index(f"highlight_cells[{n}] column", c, width, "columns")
+    panels = [{key: values[n] for key, values in per.items()} for n in range(count)]
+    return arrays, ncols, panels

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .._checks import check_array, check_index, check_int
+from .. import _args
+from .._checks import check_array, check_int
 from ..patches import scramble_patches
 from .core import (
     ATTENTION_CMAP,
@@ -23,16 +26,6 @@ __all__ = [
     "show_matrices",
     "show_scrambled_patches",
 ]
-
-
-def _per_matrix(name: str, value, count: int) -> list:
-    """One entry per panel: ``value`` repeated if None or a string, else checked for length."""
-    if value is None or isinstance(value, str):
-        return [value] * count
-    value = list(value)
-    if len(value) != count:
-        raise ValueError(f"{name} has {len(value)} entries for {count} matrices")
-    return value
 
 
 def show_matrices(
@@ -74,52 +67,52 @@ def show_matrices(
         The figure, with M axes in a grid of ceil(M / ncols) rows.
     """
 
-    arrays = [check_array(f"matrices[{i}]", m) for i, m in enumerate(matrices)]
-    if not arrays:
-        raise ValueError("matrices is empty: nothing to draw")
-    for n, array in enumerate(arrays):
-        if array.ndim != 2:
-            raise ValueError(f"matrices[{n}] must have 2 dimensions, got shape {array.shape}")
-    count = len(arrays)
-    ncols = count if ncols is None else check_int("ncols", ncols)
-    titles = _per_matrix("titles", titles, count)
-    rows_hl = _per_matrix("highlight_rows", highlight_rows, count)
-    cols_hl = _per_matrix("highlight_cols", highlight_cols, count)
-    cells_hl = _per_matrix("highlight_cells", highlight_cells, count)
-    xlabels = _per_matrix("xlabel", xlabel, count)
-    ylabels = _per_matrix("ylabel", ylabel, count)
-    for name, chosen, axis in (("highlight_rows", rows_hl, 0), ("highlight_cols", cols_hl, 1)):
-        for n, indices in enumerate(chosen):
-            for i in indices or ():
-                check_index(f"{name}[{n}]", i, arrays[n].shape[axis], ("rows", "columns")[axis])
-    for n, cells in enumerate(cells_hl):
-        for r, c in cells or ():
-            check_index(f"highlight_cells[{n}] row", r, arrays[n].shape[0], "rows")
-            check_index(f"highlight_cells[{n}] column", c, arrays[n].shape[1], "columns")
-    fig, axes = axes_grid(count, ncols, figsize)
-    for n, (ax, array) in enumerate(zip(axes, arrays, strict=True)):
-        height, width = array.shape  # (R, C)
-        show_matrix(
-            array,
-            ax=ax,
-            title=titles[n],
-            xlabel=xlabels[n],
-            ylabel=ylabels[n],
-            cmap=cmap,
-            aspect=aspect,
-            xticklabels=range(width),
-            yticklabels=range(height),
-        )
-        annotate_cells(ax, array, fmt=fmt, cmap=cmap, fontsize=fontsize)
-        for text in ax.texts:  # the values sit inside the axes: leave them out of layout passes
-            text.set_in_layout(False)
-        for r in rows_hl[n] or ():
-            outline_cells(ax, int(r), 0, 1, width, lw=2.5)  # the whole row r
-        for c in cols_hl[n] or ():
-            outline_cells(ax, 0, int(c), height, 1, lw=2.5)  # the whole column c
-        for r, c in cells_hl[n] or ():
-            outline_cells(ax, int(r), int(c), lw=2.5)  # the single cell (r, c)
+    arrays, ncols, panels = _args.show_matrices(
+        matrices, titles, ncols, highlight_rows, highlight_cols, highlight_cells, xlabel, ylabel
+    )
+    fig, axes = axes_grid(len(arrays), ncols, figsize)
+    for ax, array, panel in zip(axes, arrays, panels, strict=True):
+        matrix_panel(ax, array, fmt=fmt, cmap=cmap, fontsize=fontsize, aspect=aspect, **panel)
     return fig
+
+
+def matrix_panel(
+    ax: Axes,
+    array: np.ndarray,
+    title: str | None,
+    xlabel: str | None,
+    ylabel: str | None,
+    rows: Sequence[int] | None,
+    cols: Sequence[int] | None,
+    cells: Sequence[tuple[int, int]] | None,
+    fmt: str,
+    cmap: str,
+    fontsize: float,
+    aspect: str | float,
+) -> None:
+    """One panel of :func:`show_matrices`: the matrix, its values, its outlined rows, columns
+    and cells (arguments checked by the caller)."""
+    height, width = array.shape  # (R, C)
+    show_matrix(
+        array,
+        ax=ax,
+        title=title,
+        xlabel=xlabel,
+        ylabel=ylabel,
+        cmap=cmap,
+        aspect=aspect,
+        xticklabels=range(width),
+        yticklabels=range(height),
+    )
+    annotate_cells(ax, array, fmt=fmt, cmap=cmap, fontsize=fontsize)
+    for text in ax.texts:  # the values sit inside the axes: leave them out of layout passes
+        text.set_in_layout(False)
+    for r in rows or ():
+        outline_cells(ax, int(r), 0, 1, width, lw=2.5)  # the whole row r
+    for c in cols or ():
+        outline_cells(ax, 0, int(c), height, 1, lw=2.5)  # the whole column c
+    for r, c in cells or ():
+        outline_cells(ax, int(r), int(c), lw=2.5)  # the single cell (r, c)
 
 
 def show_scrambled_patches(
