@@ -841,3 +841,33 @@ def show_matrices(matrices, titles, ncols, rows, cols, cells, xlabel, ylabel) ->
             check_index(f"highlight_cells[{n}] column", c, width, "columns")
     panels = [{key: values[n] for key, values in per.items()} for n in range(count)]
     return arrays, ncols, panels
+
+
+def show_skew_steps(steps: object, labels: object) -> tuple[list, list]:
+    """The six ``(name, tensor)`` steps of ``skew_steps`` on integer codes, and enough labels."""
+    from collections.abc import Sequence
+
+    from ._checks import check_array, describe
+
+    if isinstance(steps, str) or not isinstance(steps, Sequence):
+        raise TypeError(f"steps must be the list skew_steps returns, got {describe(steps)}")
+    if len(steps) != 6:
+        raise ValueError(f"steps must hold the 6 steps of skew_steps, got {len(steps)}")
+    if not all(isinstance(step, tuple | list) and len(step) == 2 for step in steps):
+        raise TypeError("steps must be the (name, tensor) pairs of skew_steps")
+    arrays = [check_array(f"steps[{i}]", t) for i, (_, t) in enumerate(steps)]
+    if [a.ndim for a in arrays] != [2, 2, 1, 1, 2, 2]:
+        raise ValueError(
+            f"steps must come from skew_steps on an (L, 2L-1) tensor without leading dims, got "
+            f"shapes {[a.shape for a in arrays]}"
+        )
+    if arrays[0].dtype.kind not in "iu":
+        raise TypeError(
+            f"steps must be skew_steps of integer codes (1, 2, ... for the cells, 0 for the "
+            f"padding), got dtype {arrays[0].dtype}"
+        )
+    if labels is None:
+        labels = [str(v) for v in range(1, arrays[0].size + 1)]
+    if len(labels) < int(arrays[0].max()):
+        raise ValueError(f"labels has {len(labels)} entries, the codes go up to {arrays[0].max()}")
+    return arrays, list(labels)
