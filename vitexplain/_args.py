@@ -871,3 +871,38 @@ def show_skew_steps(steps: object, labels: object) -> tuple[list, list]:
     if len(labels) < int(arrays[0].max()):
         raise ValueError(f"labels has {len(labels)} entries, the codes go up to {arrays[0].max()}")
     return arrays, list(labels)
+
+
+def class_token_maps(image: object, maps: object, grid_size: object) -> tuple:
+    """One picture (H, W) or (1, H, W), its maps as an array (depth, h, N, N), N = 1 + grid."""
+    from ._checks import check_array
+
+    if isinstance(maps, list | tuple):
+        if not maps:
+            raise ValueError("maps is an empty list: give one (h, N, N) map per block")
+        layers = [check_array(f"maps[{i}]", m, ndim=(3, 4)) for i, m in enumerate(maps)]
+        for i, layer in enumerate(layers):
+            if layer.ndim == 4 and layer.shape[0] != 1:
+                raise ValueError(
+                    f"maps[{i}] holds {layer.shape[0]} pictures (shape {layer.shape}); the figure "
+                    "is of one picture: pass [m[j:j + 1] for m in maps] for picture j"
+                )
+        layers = [layer[0] if layer.ndim == 4 else layer for layer in layers]
+        if len({layer.shape for layer in layers}) != 1:
+            raise ValueError(f"maps must share one shape, got {[m.shape for m in layers]}")
+        maps = np.stack(layers)  # (depth, h, N, N)
+    else:
+        maps = check_array("maps", maps, ndim=4)
+    rows, cols = check_size2("grid_size", grid_size)
+    depth, heads, n, n2 = maps.shape
+    if n != n2 or n != 1 + rows * cols:
+        raise ValueError(
+            f"maps must have shape (depth, h, N, N) with N = 1 + {rows} x {cols} (class token "
+            f"and grid_size patches), got {maps.shape}"
+        )
+    image = check_array("image", image, ndim=(2, 3))
+    if image.ndim == 3:
+        if image.shape[0] != 1:
+            raise ValueError(f"image must have shape (H, W) or (1, H, W), got {image.shape}")
+        image = image[0]
+    return image, maps, rows, cols
