@@ -24,6 +24,7 @@ from ._checks import (
     check_same,
     check_size2,
     check_tensor,
+    describe,
 )
 
 #: ``patchify_by_slicing`` runs one Python step per patch; past this many it is refused (the
@@ -906,3 +907,90 @@ def class_token_maps(image: object, maps: object, grid_size: object) -> tuple:
             raise ValueError(f"image must have shape (H, W) or (1, H, W), got {image.shape}")
         image = image[0]
     return image, maps, rows, cols
+
+
+# --- interpret.py, learned_position.py (shared checkers) ----------------------------------------
+
+
+def maps(maps: object) -> list[torch.Tensor]:
+    """The maps as a list of (B, h, N, N) attention weights of one floating dtype (the widest
+    of theirs), each row a distribution: finite, at least 0, summing to 1."""
+    if not isinstance(maps, list | tuple) or not maps:
+        raise TypeError(
+            "maps must be a non-empty list of (B, h, N, N) tensors (vx.attention_maps), got "
+            f"{describe(maps)}"
+        )
+    maps = [check_tensor(f"maps[{i}]", m, ndim=4, values=True) for i, m in enumerate(maps)]
+    if len({m.shape for m in maps}) != 1 or maps[0].shape[-1] != maps[0].shape[-2]:
+        raise ValueError(
+            f"maps must all have one shape (B, h, N, N), got {[tuple(m.shape) for m in maps]}"
+        )
+    if 0 in maps[0].shape[1:]:
+        raise ValueError(f"maps must hold heads and tokens, got shape {tuple(maps[0].shape)}")
+    for i, m in enumerate(maps):
+        if not m.is_floating_point():
+            raise TypeError(f"maps[{i}] must hold attention weights (floats), got dtype {m.dtype}")
+    dtype = maps[0].dtype
+    for m in maps[1:]:
+        dtype = torch.promote_types(dtype, m.dtype)  # mixed float32 / float64: computed in float64
+    maps = [m.to(dtype) for m in maps]
+    tolerance = max(1e-3, 10 * torch.finfo(dtype).eps)
+    for i, m in enumerate(maps):
+        if not torch.isfinite(m).all():
+            raise ValueError(f"maps[{i}] holds NaN or infinite values")
+        if (m < 0).any() or ((m.sum(-1) - 1).abs() > tolerance).any():
+            raise ValueError(
+                f"maps[{i}] is not attention weights: each row must be >= 0 and sum to 1 (a "
+                f"softmax), got values in [{float(m.min()):.3g}, {float(m.max()):.3g}] and row "
+                f"sums in [{float(m.sum(-1).min()):.3g}, {float(m.sum(-1).max()):.3g}] -- raw "
+                "logits? apply .softmax(-1) first"
+            )
+    return maps
+
+
+def target(target: object, batch: int) -> torch.Tensor:
+    """Class indices (B,) as int64, from a tensor, an array or a sequence of ints."""
+    if isinstance(target, torch.Tensor):
+        tensor = target
+    elif isinstance(target, list | tuple | np.ndarray):
+        try:
+            tensor = torch.as_tensor(np.asarray(target))
+        except (TypeError, ValueError, RuntimeError):
+            raise TypeError(f"target must hold class indices, got {describe(target)}") from None
+    else:
+        raise TypeError(f"target must be a tensor of class indices (B,), got {describe(target)}")
+    if tensor.dtype.is_floating_point or tensor.dtype.is_complex or tensor.dtype == torch.bool:
+        raise TypeError(f"target must hold integer class indices, got dtype {tensor.dtype}")
+    if tensor.shape != (batch,):
+        raise ValueError(
+            f"target must have shape ({batch},): one class per image, got {tuple(tensor.shape)}"
+        )
+    if (tensor < 0).any():
+        raise ValueError(
+            f"target must hold class indices 0 .. K-1, got {int(tensor.min())} (a negative "
+            "index is not a class)"
+        )
+    return tensor.long()
+
+
+def similarity(similarity: object) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(N, N) float64 similarity, neighbour mask and mask of the other patches, from a grid."""
+    from .learned_position import grid_neighbours
+
+    similarity = check_tensor("similarity", similarity, ndim=4)
+    rows, cols = similarity.shape[:2]
+    if similarity.shape[2:] != (rows, cols):
+        raise ValueError(f"similarity must have shape (H, W, H, W), got {tuple(similarity.shape)}")
+    if not similarity.is_floating_point():
+        raise TypeError(f"similarity must hold floats, got dtype {similarity.dtype}")
+    if not torch.isfinite(similarity).all():
+        raise ValueError("similarity holds NaN or infinite values")
+    near = grid_neighbours((rows, cols))  # (N, N)
+    far = ~near & ~torch.eye(rows * cols, dtype=torch.bool)  # (N, N): neither itself nor near
+    if not far.any(1).all() or not near.any(1).all():
+        raise ValueError(
+            f"similarity is of a {rows} x {cols} grid, where some patch has no "
+            f"{'other patch that is not a neighbour' if near.any(1).all() else 'neighbour'} "
+            "to compare with: the grid needs at least 2 x 2 or 1 x 4 patches"
+        )
+    return similarity.reshape(rows * cols, rows * cols).double(), near, far

@@ -10,10 +10,10 @@ the principal components of the patch embedding's filters (Figure 7, left).
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 from torch import nn
 
+from . import _args
 from ._checks import (
     check_bool,
     check_dtype,
@@ -23,7 +23,6 @@ from ._checks import (
     check_number,
     check_size2,
     check_tensor,
-    describe,
 )
 from .inspection import run_with_hooks
 from .patches import patchify, unpatchify
@@ -43,42 +42,6 @@ __all__ = [
 ]
 
 
-def _check_maps(maps: object) -> list[torch.Tensor]:
-    """The maps as a list of (B, h, N, N) attention weights of one floating dtype (the widest
-    of theirs), each row a distribution: finite, at least 0, summing to 1."""
-    if not isinstance(maps, list | tuple) or not maps:
-        raise TypeError(
-            "maps must be a non-empty list of (B, h, N, N) tensors (vx.attention_maps), got "
-            f"{describe(maps)}"
-        )
-    maps = [check_tensor(f"maps[{i}]", m, ndim=4, values=True) for i, m in enumerate(maps)]
-    if len({m.shape for m in maps}) != 1 or maps[0].shape[-1] != maps[0].shape[-2]:
-        raise ValueError(
-            f"maps must all have one shape (B, h, N, N), got {[tuple(m.shape) for m in maps]}"
-        )
-    if 0 in maps[0].shape[1:]:
-        raise ValueError(f"maps must hold heads and tokens, got shape {tuple(maps[0].shape)}")
-    for i, m in enumerate(maps):
-        if not m.is_floating_point():
-            raise TypeError(f"maps[{i}] must hold attention weights (floats), got dtype {m.dtype}")
-    dtype = maps[0].dtype
-    for m in maps[1:]:
-        dtype = torch.promote_types(dtype, m.dtype)  # mixed float32 / float64: computed in float64
-    maps = [m.to(dtype) for m in maps]
-    tolerance = max(1e-3, 10 * torch.finfo(dtype).eps)
-    for i, m in enumerate(maps):
-        if not torch.isfinite(m).all():
-            raise ValueError(f"maps[{i}] holds NaN or infinite values")
-        if (m < 0).any() or ((m.sum(-1) - 1).abs() > tolerance).any():
-            raise ValueError(
-                f"maps[{i}] is not attention weights: each row must be >= 0 and sum to 1 (a "
-                f"softmax), got values in [{float(m.min()):.3g}, {float(m.max()):.3g}] and row "
-                f"sums in [{float(m.sum(-1).min()):.3g}, {float(m.sum(-1).max()):.3g}] -- raw "
-                "logits? apply .softmax(-1) first"
-            )
-    return maps
-
-
 def attention_rollout(maps: list[torch.Tensor], residual: bool = True) -> torch.Tensor:
     """How much each token's output draws on each input token, through all the blocks.
 
@@ -95,7 +58,7 @@ def attention_rollout(maps: list[torch.Tensor], residual: bool = True) -> torch.
         Tensor of shape (B, N, N): row i says where output token i's information came from; each
         row sums to 1. For a ViT, row 0 is the class token.
     """
-    maps = _check_maps(maps)
+    maps = _args.maps(maps)
     residual = check_bool("residual", residual)
     n = maps[0].shape[-1]
     rollout = torch.eye(n, dtype=maps[0].dtype).expand(maps[0].shape[0], n, n)  # (B, N, N)
@@ -136,7 +99,7 @@ def mean_attention_distance(
     Returns:
         Tensor of shape (depth, h): mean distance in pixels, per block and head.
     """
-    maps = _check_maps(maps)
+    maps = _args.maps(maps)
     rows, cols = check_size2("grid_size", grid_size)
     patch_size = check_int("patch_size", patch_size)
     p = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
@@ -153,31 +116,6 @@ def mean_attention_distance(
         w = w / w.sum(dim=-1, keepdim=True)
         out.append((w * distance).sum(-1).mean(dim=(0, 2)))  # (h,)
     return torch.stack(out)  # (depth, h)
-
-
-def _check_target(target: object, batch: int) -> torch.Tensor:
-    """Class indices (B,) as int64, from a tensor, an array or a sequence of ints."""
-    if isinstance(target, torch.Tensor):
-        tensor = target
-    elif isinstance(target, list | tuple | np.ndarray):
-        try:
-            tensor = torch.as_tensor(np.asarray(target))
-        except (TypeError, ValueError, RuntimeError):
-            raise TypeError(f"target must hold class indices, got {describe(target)}") from None
-    else:
-        raise TypeError(f"target must be a tensor of class indices (B,), got {describe(target)}")
-    if tensor.dtype.is_floating_point or tensor.dtype.is_complex or tensor.dtype == torch.bool:
-        raise TypeError(f"target must hold integer class indices, got dtype {tensor.dtype}")
-    if tensor.shape != (batch,):
-        raise ValueError(
-            f"target must have shape ({batch},): one class per image, got {tuple(tensor.shape)}"
-        )
-    if (tensor < 0).any():
-        raise ValueError(
-            f"target must hold class indices 0 .. K-1, got {int(tensor.min())} (a negative "
-            "index is not a class)"
-        )
-    return tensor.long()
 
 
 @torch.no_grad()
@@ -210,7 +148,7 @@ def occlusion_map(
     value = check_number("value", value)
     tokens = patchify(images, patch_size)  # (B, N, C*P*P), checks patch_size
     b, n, _ = tokens.shape
-    target = None if target is None else _check_target(target, b)
+    target = None if target is None else _args.target(target, b)
     check_elements(
         f"occluding each of the {n} patches of {b} images: {b} x {n} images of "
         f"{images.shape[1:].numel():,} values",
@@ -351,7 +289,7 @@ def rank_correlation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 def _patch_attention(maps: list[torch.Tensor], num_prefix_tokens: int) -> list[torch.Tensor]:
     """Each block's patch-to-patch attention, rows renormalised over the patch keys, float64."""
-    maps = _check_maps(maps)
+    maps = _args.maps(maps)
     p = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
     if maps[0].shape[-1] <= p:
         raise ValueError(

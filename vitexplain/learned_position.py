@@ -12,6 +12,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from . import _args
 from ._checks import (
     check_dtype,
     check_elements,
@@ -216,27 +217,6 @@ def grid_similarity(
     return sim.reshape(rows, cols, rows, cols)
 
 
-def _check_similarity(similarity: object) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(N, N) float64 similarity, neighbour mask and mask of the other patches, from a grid."""
-    similarity = check_tensor("similarity", similarity, ndim=4)
-    rows, cols = similarity.shape[:2]
-    if similarity.shape[2:] != (rows, cols):
-        raise ValueError(f"similarity must have shape (H, W, H, W), got {tuple(similarity.shape)}")
-    if not similarity.is_floating_point():
-        raise TypeError(f"similarity must hold floats, got dtype {similarity.dtype}")
-    if not torch.isfinite(similarity).all():
-        raise ValueError("similarity holds NaN or infinite values")
-    near = grid_neighbours((rows, cols))  # (N, N)
-    far = ~near & ~torch.eye(rows * cols, dtype=torch.bool)  # (N, N): neither itself nor near
-    if not far.any(1).all() or not near.any(1).all():
-        raise ValueError(
-            f"similarity is of a {rows} x {cols} grid, where some patch has no "
-            f"{'other patch that is not a neighbour' if near.any(1).all() else 'neighbour'} "
-            "to compare with: the grid needs at least 2 x 2 or 1 x 4 patches"
-        )
-    return similarity.reshape(rows * cols, rows * cols).double(), near, far
-
-
 def neighbour_wins(similarity: torch.Tensor, margin: float = 1e-3) -> torch.Tensor:
     """For each patch: is its most similar other patch a row or column neighbour, by a margin?
 
@@ -250,7 +230,7 @@ def neighbour_wins(similarity: torch.Tensor, margin: float = 1e-3) -> torch.Tens
         exceeds the largest similarity to any other patch (itself excluded) by more than
         ``margin``.
     """
-    sim, near, far = _check_similarity(similarity)
+    sim, near, far = _args.similarity(similarity)
     margin = check_number("margin", margin, minimum=0)
     rows, cols = similarity.shape[:2]
     best_near = sim.masked_fill(~near, -torch.inf).amax(1)  # (N,)
@@ -268,7 +248,7 @@ def neighbour_contrast(similarity: torch.Tensor) -> torch.Tensor:
         float64 tensor of shape (rows, cols); positive where the 4-neighbours are, on average,
         more similar than the other patches (itself excluded).
     """
-    sim, near, far = _check_similarity(similarity)
+    sim, near, far = _args.similarity(similarity)
     mean_near = (sim * near).sum(1) / near.sum(1)  # (N,)
     mean_far = (sim * far).sum(1) / far.sum(1)  # (N,)
     return (mean_near - mean_far).reshape(similarity.shape[:2])
