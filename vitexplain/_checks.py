@@ -349,31 +349,6 @@ def check_image(name: str, value: object) -> np.ndarray:
     return image.astype(np.float64)
 
 
-def check_labelled_data(name: str, data: object) -> tuple[torch.Tensor, torch.Tensor]:
-    """Return ``(images, labels)`` from a pair of tensors that belong together.
-
-    Args:
-        name: argument name used in the message, e.g. ``"train"``.
-        data: a pair (images (n, ...), labels (n,)) with integer class indices as labels.
-
-    Returns:
-        The pair ``(images, labels)``, labels as int64.
-    """
-    if not isinstance(data, (tuple, list)) or len(data) != 2:
-        raise TypeError(f"{name} must be a pair (images, labels), got {type(data).__name__}")
-    images = check_tensor(f"{name}[0] (images)", data[0], min_ndim=2)
-    labels = check_tensor(f"{name}[1] (labels)", data[1], ndim=1)
-    if labels.dtype.is_floating_point or labels.dtype.is_complex or labels.dtype == torch.bool:
-        raise TypeError(
-            f"{name}[1] (labels) must hold integer class indices, got dtype {labels.dtype}"
-        )
-    if len(images) != len(labels):
-        raise ValueError(f"{name} has {len(images)} images but {len(labels)} labels")
-    if len(labels) == 0:
-        raise ValueError(f"{name} is empty")
-    return images, labels.long()  # any integer dtype: the losses want int64
-
-
 def check_array(
     name: str,
     value: object,
