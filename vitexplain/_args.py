@@ -994,3 +994,25 @@ def similarity(similarity: object) -> tuple[torch.Tensor, torch.Tensor, torch.Te
             "to compare with: the grid needs at least 2 x 2 or 1 x 4 patches"
         )
     return similarity.reshape(rows * cols, rows * cols).double(), near, far
+
+
+def train_where_am_i(model: object, images: object, grid_size: object) -> tuple:
+    """A ViT whose patch grid is ``grid_size`` and whose head has rows + cols outputs, and
+    images (n, C, H, W) for it."""
+    from .vit import ViT
+
+    if not isinstance(model, ViT):
+        raise TypeError(f"model must be a vitexplain ViT, got {type(model).__name__}")
+    images = check_tensor("images", images, ndim=4)
+    rows, cols = check_size2("grid_size", grid_size)
+    if tuple(model.patch_embed.grid_size) != (rows, cols):
+        raise ValueError(
+            f"grid_size={(rows, cols)} is not the model's patch grid "
+            f"{tuple(model.patch_embed.grid_size)} (rows first)"
+        )
+    if model.num_tokens != rows * cols or model.head.out_features != rows + cols:
+        raise ValueError(
+            f"a {rows} x {cols} grid needs a model with {rows * cols} tokens and "
+            f"{rows + cols} outputs, got {model.num_tokens} and {model.head.out_features}"
+        )
+    return images, rows, cols

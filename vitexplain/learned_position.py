@@ -129,21 +129,7 @@ def train_where_am_i(
         History: ``"loss"`` (mean loss per epoch) and ``"accuracy"`` (after each epoch, the
         fraction of tokens of ``images`` whose best row and best column are both right).
     """
-    if not isinstance(model, ViT):
-        raise TypeError(f"model must be a vitexplain ViT, got {type(model).__name__}")
-    images = check_tensor("images", images, ndim=4)
-    rows, cols = check_size2("grid_size", grid_size)
-    if tuple(model.patch_embed.grid_size) != (rows, cols):
-        raise ValueError(
-            f"grid_size={(rows, cols)} is not the model's patch grid "
-            f"{tuple(model.patch_embed.grid_size)} (rows first)"
-        )
-    if model.num_tokens != rows * cols or model.head.out_features != rows + cols:
-        raise ValueError(
-            f"a {rows} x {cols} grid needs a model with {rows * cols} tokens and "
-            f"{rows + cols} outputs, got {model.num_tokens} and {model.head.out_features}"
-        )
-    epochs, batch_size = check_int("epochs", epochs), check_int("batch_size", batch_size)
+    images, rows, cols = _args.train_where_am_i(model, images, grid_size)  # fit checks the rest
     row_targets, col_targets = position_targets((rows, cols), sigma)  # (N, rows), (N, cols)
     true_rows, true_cols = _grid_coordinates(rows, cols)  # (N,) each
 
@@ -156,7 +142,6 @@ def train_where_am_i(
         )
 
     history: dict[str, list[float]] = {"loss": [], "accuracy": []}
-    seed = check_int("seed", seed, minimum=0)
     for loss in fit(model, len(images), batch_loss, epochs, batch_size, lr, 0.0, seed):
         with torch.no_grad():
             logits = token_position_logits(model, images)  # (n, N, rows + cols)
