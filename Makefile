@@ -1,18 +1,5 @@
-# vitexplain -- every target but html creates .venv on first use (python3 -m venv + the lock);
-#   html creates the light .venv-docs instead (requirements-docs.lock).
-#   make lab      JupyterLab on my-notebooks/, your copy of notebooks/ (127.0.0.1:$(PORT), token auth)
-#   make lab-refresh  put the series' notebooks back into my-notebooks/ (changed ones saved first)
-#   make test     unit tests, then the notebooks under strict nbval (+ their figures compared)
-#   make test-notebooks-baseline   the notebook check again, under a baseline CPU instruction set
-#   make html     the series as a static site in build/html/ (Sphinx + myst-nb, stored outputs,
-#                 offline; its own light .venv-docs from requirements-docs.lock, no torch)
-#   make e2e      browser tests: the reader's path in JupyterLab, and the site (Debian's chromium)
-#   make figures  re-execute every notebook in place (refreshes outputs and figures/)
-#   make weights  retrain notebook 08's two ViTs and save them in vitexplain/weights/
-#   make ablation notebook 08's ablation table (every recipe, 3 seeds; minutes, not in CI)
-#   make lint     ruff
-#   make clean    remove .venv, caches and build artefacts
-
+# vitexplain -- `make help` lists the targets (the one list). Every target but html creates .venv
+# on first use (python3 -m venv + requirements.lock); html creates the light .venv-docs instead.
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -39,8 +26,8 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 LINT_DIRS := $(wildcard vitexplain tests notebooks benchmarks scripts e2e docs)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help setup lab lab-refresh test test-notebooks test-notebooks-baseline html e2e figures weights \
-	ablation lint bench clean
+.PHONY: help setup lab lab-refresh test test-notebooks test-baseline test-notebooks-baseline html e2e \
+	figures weights ablation lint bench clean
 
 help:
 	@echo "vitexplain -- targets (each but html creates $(VENV) from requirements.lock on first use):"
@@ -52,6 +39,8 @@ help:
 	@echo "                changed is first moved to $(LAB_DIR)-saved/<date>/)"
 	@echo "  make test     pytest (tests/), then pytest --nbval notebooks/ (strict, stored outputs),"
 	@echo "                figures written to a temporary folder and compared with figures/"
+	@echo "  make test-notebooks  only the notebook part of make test"
+	@echo "  make test-baseline  the unit tests under a baseline CPU instruction set (no AVX)"
 	@echo "  make test-notebooks-baseline  the notebook check under a baseline CPU instruction set"
 	@echo "  make html     the series as a static site in build/html/ (Sphinx, stored outputs,"
 	@echo "                offline; creates $(DOCS_VENV) from requirements-docs.lock, no torch)"
@@ -96,9 +85,10 @@ lab-refresh: $(STAMP)
 
 # The notebook check: every notebook re-executed under strict nbval (stored text outputs must
 # match), with its figures written to a temporary folder (VITEXPLAIN_FIGURES_DIR), never into
-# figures/; then those figures are compared with the committed ones (nbval skips images).
+# figures/; then those figures are compared with the committed ones (nbval skips images). The
+# sanitize file comes from pyproject.toml's addopts, as for a plain `pytest --nbval notebooks/`.
 NBVAL := $(BIN)/python -m pytest -p no:cacheprovider --nbval --nbval-current-env \
-    --nbval-sanitize-with tests/nbval_sanitize.cfg -n $(NB_WORKERS) --dist loadfile
+    -n $(NB_WORKERS) --dist loadfile
 # Another CPU on this one: the kernels of a machine without AVX (oneDNN, MKL and ATen pick their
 # SIMD code per CPU, which moves float results in the last bits). Stored outputs must not care.
 ISA_BASELINE := ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=SSE4_2 ONEDNN_MAX_CPU_ISA=SSE41
@@ -117,6 +107,12 @@ ifneq ($(NOTEBOOKS),)
 else
 	@echo "no notebooks/*.ipynb yet: notebook run skipped"
 endif
+
+# The unit tests on that other CPU too: their tolerances must hold wherever they run. The wheel's
+# test (a build and every notebook again) and the lab copy's test do not depend on the CPU.
+test-baseline: $(STAMP)
+	env $(ISA_BASELINE) $(BIN)/python -m pytest -p no:cacheprovider -q \
+	    --ignore=tests/test_wheel.py --ignore=tests/test_lab_notebooks.py
 
 test-notebooks-baseline:
 	@$(MAKE) --no-print-directory test-notebooks NB_ENV="$(ISA_BASELINE)"

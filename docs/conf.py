@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import sys
-import warnings
 from pathlib import Path
 
 import yaml
@@ -32,10 +31,6 @@ def _package_version() -> str:
             return ast.literal_eval(node.value)
     raise RuntimeError("vitexplain/__init__.py defines no __version__")
 
-
-# The notebooks are nbformat 4.4 files, whose cells have no ids; nbformat's validator says so
-# once per notebook. Ids are optional before 4.5: nothing to act on.
-warnings.filterwarnings("ignore", message="Cell is missing an id field")
 
 CITATION = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
 

@@ -26,7 +26,7 @@ def test_attention_matches_loops_and_sdpa():
         torch.randn(7, 3, dtype=f64),
     )
     out, weights = attention(q, k, v)
-    assert torch.allclose(out, _attention_by_loops(q, k, v, 8**-0.5))
+    assert torch.allclose(out, _attention_by_loops(q, k, v, 8**-0.5), atol=1e-12)
     assert torch.allclose(weights.sum(-1), torch.ones(5, dtype=f64))
     qb, kb, vb = torch.randn(2, 4, 10, 16), torch.randn(2, 4, 10, 16), torch.randn(2, 4, 10, 16)
     for scale in (None, 0.3):

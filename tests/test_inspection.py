@@ -98,7 +98,9 @@ def test_class_token_attention_picks_the_block_and_keeps_the_mode():
     assert torch.allclose(class_token_attention(vit, x, block=0), weights[0][:, :, 0, 1:])
     assert torch.allclose(class_token_attention(vit, x, block=-1), weights[1][:, :, 0, 1:])
     assert vit.training
-    with pytest.raises(ValueError, match="block 2 does not exist: the model has 2 blocks"):
+    with pytest.raises(
+        ValueError, match=r"block must be in -2 \.\. 1 \(there are 2 blocks\), got 2"
+    ):
         class_token_attention(vit, x, block=2)
     with pytest.raises(TypeError, match="block must be an int, got True"):
         class_token_attention(vit, x, block=True)

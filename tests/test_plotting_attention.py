@@ -53,7 +53,9 @@ def test_show_matrices_outlines_single_cells():
     fig = show_matrices([s, s], highlight_cells=[[(0, 1)], [(2, 1), (3, 3)]])
     assert _outlines(fig.axes[0]) == [(0.5, -0.5, 1, 1)]  # row 0, column 1: one cell
     assert _outlines(fig.axes[1]) == [(0.5, 1.5, 1, 1), (2.5, 2.5, 1, 1)]
-    with pytest.raises(ValueError, match=r"highlight_cells\[0\] = \[\(4, 0\)\] is out of range"):
+    with pytest.raises(
+        ValueError, match=r"highlight_cells\[0\] row must be below 4 \(there are 4 rows\), got 4"
+    ):
         show_matrices([s], highlight_cells=[[(4, 0)]])
 
 
@@ -67,7 +69,9 @@ def test_show_matrices_rejects_bad_input():
         show_matrices([s, np.zeros(4)])
     with pytest.raises(ValueError, match="titles has 1 entries for 2 matrices"):
         show_matrices([s, s], titles=["only one"])
-    with pytest.raises(ValueError, match=r"highlight_cols\[0\] = \[4\] is out of range"):
+    with pytest.raises(
+        ValueError, match=r"highlight_cols\[0\] must be below 4 \(there are 4 columns\), got 4"
+    ):
         show_matrices([s], highlight_cols=[[4]])
     with pytest.raises(TypeError, match="ncols"):
         show_matrices([s], ncols=1.5)

@@ -117,5 +117,7 @@ def test_patch_grid_refuses_sizes_and_highlights_outside_the_image():
         show_patch_grid(image, 7)
     with pytest.raises(ValueError, match="patch_size must be at least 1, got 0"):
         show_patch_grid(image, 0)
-    with pytest.raises(ValueError, match="highlight=15 is not a patch: there are 15"):
+    with pytest.raises(
+        ValueError, match=r"highlight must be below 15 \(there are 15 patches\), got 15"
+    ):
         show_patch_grid(image, 20, highlight=15)

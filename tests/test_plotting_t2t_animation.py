@@ -64,7 +64,9 @@ def test_softsplit_gif_keeps_the_colours_of_every_frame(tmp_path):
 def test_softsplit_frame_rejects_bad_input():
     from vitexplain import show_softsplit_frame
 
-    with pytest.raises(ValueError, match="current=60 is out of range for 60 patches"):
+    with pytest.raises(
+        ValueError, match=r"current must be below 60 \(there are 60 patches\), got 60"
+    ):
         show_softsplit_frame(load_mountains(), 20, 10, 5, current=60)
     with pytest.raises(ValueError, match=r"\(2, 3, 4\)"):
         show_softsplit_frame(np.zeros((2, 3, 4)), 2, 1, 0, current=0)

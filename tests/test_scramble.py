@@ -103,7 +103,7 @@ def test_swap_patches_exchanges_two_patches_like_slicing():
     assert torch.equal(swapped, expected) and not torch.equal(swapped, images)
     assert torch.equal(swap_patches(swapped, 20, 5, 1), images)  # its own inverse
     assert torch.equal(swap_patches(images, 20, 4, 4), images)
-    with pytest.raises(ValueError, match="b=6 is not a patch: the images have 6 patches"):
+    with pytest.raises(ValueError, match=r"b must be below 6 \(there are 6 patches\), got 6"):
         swap_patches(images, 20, 0, 6)
     with pytest.raises(TypeError, match="images must be a tensor"):
         swap_patches(images[0], 20, 0, 1)

@@ -117,8 +117,10 @@ def test_bad_arguments_are_named():
         train_classifier(model, (x, y), log="yes")
     with pytest.raises(TypeError, match="model must be a torch.nn.Module, got str"):
         train_classifier("model", (x, y), log=None)
-    with pytest.raises(TypeError, match=r"data\[1\] \(labels\) must hold integer class indices"):
+    with pytest.raises(TypeError, match=r"labels must hold integer class indices"):
         evaluate(model, x, y.float())
+    with pytest.raises(ValueError, match="images and labels are empty"):
+        evaluate(model, x[:0], y[:0])
     with pytest.raises(ValueError, match=r"labels in \[0, 5\]"):
         evaluate(model, x, y * 5)
 

@@ -153,13 +153,16 @@ def test_forward_features_feeds_the_head():
         assert torch.equal(vit.head(features[:, 0]), vit(x))
 
 
-def test_backbone_takes_keywords_only():
+def test_backbone_takes_the_tokenizer_and_keywords_only():
+    from vitexplain import PatchEmbed
     from vitexplain.vit import TransformerBackbone
 
+    embed = PatchEmbed((60, 100), 20, embed_dim=64)  # 15 tokens
     with pytest.raises(TypeError):
-        TransformerBackbone(15, 1, 64, 1, 1, 4.0, False, None)
+        TransformerBackbone(embed, "patch_embed", 1, 64, 1, 1, 4.0, False, None)
     backbone = TransformerBackbone(
-        num_tokens=15,
+        embed,
+        "tokenizer",
         num_classes=1,
         embed_dim=64,
         depth=1,
@@ -168,9 +171,9 @@ def test_backbone_takes_keywords_only():
         qkv_bias=False,
         qk_scale=None,
     )
-    assert backbone.pos_embed.shape == (1, 16, 64) and backbone.encode_tokens(
-        torch.rand(2, 15, 64)
-    ).shape == (2, 16, 64)
+    assert backbone.tokenizer is embed and backbone.pos_embed.shape == (1, 16, 64)
+    assert backbone.encode_tokens(torch.rand(2, 15, 64)).shape == (2, 16, 64)
+    assert backbone(torch.rand(2, 1, 60, 100)).shape == (2, 1)
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.uint8, torch.int64, torch.bool])

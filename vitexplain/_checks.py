@@ -23,8 +23,13 @@ def check_int(name: str, value: object, minimum: int | None = 1) -> int:
     Returns:
         The value as a Python int.
     """
-    # numpy / torch integer scalars are accepted; bool is an int subclass but never a size.
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
+    # numpy / torch integer scalars are accepted; bool is an int subclass but never a size, and
+    # neither is a bool array or tensor (torch.tensor(True).__index__() is 1).
+    is_bool = isinstance(value, bool | np.bool_) or getattr(value, "dtype", None) in (
+        torch.bool,
+        np.dtype(bool),
+    )
+    if is_bool or not hasattr(value, "__index__"):
         raise TypeError(f"{name} must be an int, got {value!r} of type {type(value).__name__}")
     value = int(value.__index__())
     if minimum is not None and value < minimum:
@@ -37,12 +42,14 @@ def check_size2(name: str, value: object, minimum: int = 1) -> tuple[int, int]:
 
     Args:
         name: argument name used in the message.
-        value: an int (square) or a sequence of two ints, height first.
+        value: an int (square) or two ints, height first (a sequence, a NumPy array or a tensor).
         minimum: smallest allowed value for each side.
 
     Returns:
         The pair (height, width).
     """
+    if isinstance(value, torch.Tensor | np.ndarray) and value.ndim == 1:
+        value = value.tolist()  # a NumPy array or tensor of two sizes: (H, W)
     if isinstance(value, Sequence) and not isinstance(value, str):
         if len(value) != 2:
             raise ValueError(f"{name} must be an int or a (height, width) pair, got {value!r}")
@@ -55,7 +62,15 @@ def check_size2(name: str, value: object, minimum: int = 1) -> tuple[int, int]:
 
 
 def check_tensor(
-    name: str, value: object, ndim: int | None = None, min_ndim: int = 0
+    name: str,
+    value: object,
+    ndim: int | None = None,
+    min_ndim: int = 0,
+    *,
+    floating: bool = False,
+    real: bool = False,
+    finite: bool = False,
+    values: bool = False,
 ) -> torch.Tensor:
     """Return ``value`` if it is a tensor with ``ndim`` dimensions (or at least ``min_ndim``).
 
@@ -64,6 +79,10 @@ def check_tensor(
         value: the value to check.
         ndim: exact number of dimensions required, or None.
         min_ndim: smallest number of dimensions allowed.
+        floating: require a floating-point dtype (no bool, int or complex).
+        real: require real numbers (no bool, no complex; ints are fine).
+        finite: refuse NaN and infinities.
+        values: refuse a meta tensor (it has a shape but no values to compute with).
 
     Returns:
         The tensor, unchanged.
@@ -75,6 +94,62 @@ def check_tensor(
     if value.ndim < min_ndim:
         raise ValueError(
             f"{name} must have at least {min_ndim} dimensions, got shape {tuple(value.shape)}"
+        )
+    if floating and not value.is_floating_point():
+        raise TypeError(f"{name} must hold floats (a floating-point dtype), got {value.dtype}")
+    if real and (value.dtype == torch.bool or value.dtype.is_complex):
+        raise TypeError(f"{name} must hold real numbers, got dtype {value.dtype}")
+    if (values or finite) and value.device.type == "meta":
+        raise ValueError(f"{name} is a meta tensor: it has a shape but no values to compute with")
+    if finite and value.is_floating_point() and not torch.isfinite(value).all():
+        bad = int((~torch.isfinite(value)).sum())
+        raise ValueError(f"{name} must be finite, got {bad} NaN or infinite values")
+    return value
+
+
+def check_same(**tensors: torch.Tensor) -> torch.Tensor:
+    """Check that the named tensors share one dtype and one device; return the first."""
+    check_same_dtype(**tensors)
+    devices = {name: t.device for name, t in tensors.items()}
+    if len(set(devices.values())) > 1:
+        listed = ", ".join(f"{name} on {device}" for name, device in devices.items())
+        raise ValueError(f"{', '.join(devices)} must be on one device, got {listed}")
+    return next(iter(tensors.values()))
+
+
+def check_input(
+    name: str,
+    value: object,
+    model: torch.nn.Module,
+    width: int | None = None,
+    ndim: int | None = 3,
+    width_name: str = "dim",
+) -> torch.Tensor:
+    """Return ``value`` if it is a tensor a module can take: its weights' dtype and device, and
+    ``width`` features on the last axis (tokens (B, N, D) by default).
+
+    Args:
+        name: argument name used in the message.
+        value: the input.
+        model: the module it is fed to.
+        width: the last axis' length the module was built for, or None.
+        ndim: exact number of dimensions, or None.
+        width_name: the constructor argument that set ``width``, for the message.
+
+    Returns:
+        The tensor, unchanged.
+    """
+    value = check_dtype(name, check_tensor(name, value, ndim=ndim), model)
+    weight = next(model.parameters(), None)
+    if weight is not None and value.device != weight.device:
+        raise ValueError(
+            f"{name} is on {value.device}, but the model's weights are on {weight.device}: "
+            f"move one of them, e.g. {name}.to({str(weight.device)!r})"
+        )
+    if width is not None and value.shape[-1] != width:
+        raise ValueError(
+            f"{name} has token length {value.shape[-1]} (shape {tuple(value.shape)}), but the "
+            f"module was built for {width_name}={width}"
         )
     return value
 
@@ -274,33 +349,12 @@ def check_image(name: str, value: object) -> np.ndarray:
     return image.astype(np.float64)
 
 
-def check_labelled_data(name: str, data: object) -> tuple[torch.Tensor, torch.Tensor]:
-    """Return ``(images, labels)`` from a pair of tensors that belong together.
-
-    Args:
-        name: argument name used in the message, e.g. ``"train"``.
-        data: a pair (images (n, ...), labels (n,)) with integer class indices as labels.
-
-    Returns:
-        The pair ``(images, labels)``, labels as int64.
-    """
-    if not isinstance(data, (tuple, list)) or len(data) != 2:
-        raise TypeError(f"{name} must be a pair (images, labels), got {type(data).__name__}")
-    images = check_tensor(f"{name}[0] (images)", data[0], min_ndim=2)
-    labels = check_tensor(f"{name}[1] (labels)", data[1], ndim=1)
-    if labels.dtype.is_floating_point or labels.dtype.is_complex or labels.dtype == torch.bool:
-        raise TypeError(
-            f"{name}[1] (labels) must hold integer class indices, got dtype {labels.dtype}"
-        )
-    if len(images) != len(labels):
-        raise ValueError(f"{name} has {len(images)} images but {len(labels)} labels")
-    if len(labels) == 0:
-        raise ValueError(f"{name} is empty")
-    return images, labels.long()  # any integer dtype: the losses want int64
-
-
 def check_array(
-    name: str, value: object, ndim: int | tuple[int, ...] | None = None, finite: bool = False
+    name: str,
+    value: object,
+    ndim: int | tuple[int, ...] | None = None,
+    finite: bool = False,
+    drawable: bool = False,
 ) -> np.ndarray:
     """Return ``value`` as a NumPy array of numbers (for a figure), else a clear error.
 
@@ -309,6 +363,8 @@ def check_array(
         value: a tensor, an array or nested lists of numbers (bools count as numbers).
         ndim: the number of dimensions required (one int, or a tuple of the allowed ones).
         finite: refuse NaN and infinities.
+        drawable: refuse what a figure cannot show: no values, an infinity, or NaN only (a NaN
+            among numbers is an empty cell).
 
     Returns:
         The array (a tensor is detached and copied to the CPU).
@@ -334,6 +390,10 @@ def check_array(
         raise ValueError(
             f"{name} must be finite, got {int((~np.isfinite(array)).sum())} NaN or inf"
         )
+    if drawable and array.size == 0:
+        raise ValueError(f"{name} is empty (shape {array.shape}): there is nothing to draw")
+    if drawable and array.dtype.kind == "f" and (np.isinf(array).any() or np.isnan(array).all()):
+        raise ValueError(f"{name} holds infinities or NaN only: there is nothing to draw")
     return array
 
 
@@ -346,9 +406,16 @@ def check_str(name: str, value: object, choices: Sequence[str] | None = None) ->
     return value
 
 
-def check_index(name: str, value: object, size: int, what: str = "items") -> int:
-    """Return ``value`` if it is a 0-based index into ``size`` items (negatives refused)."""
-    value = check_int(name, value, minimum=0)
+def check_index(
+    name: str, value: object, size: int, what: str = "items", negative: bool = False
+) -> int:
+    """Return ``value`` if it is a 0-based index into ``size`` items; with ``negative``, Python's
+    negative indices count from the end (-1 is the last), else they are refused."""
+    value = check_int(name, value, minimum=None if negative else 0)
+    if negative and not -size <= value < size:
+        raise ValueError(
+            f"{name} must be in -{size} .. {size - 1} (there are {size} {what}), got {value}"
+        )
     if value >= size:
         raise ValueError(f"{name} must be below {size} (there are {size} {what}), got {value}")
     return value

@@ -13,15 +13,7 @@ import torch.nn.functional as F
 from einops import rearrange
 from torch import nn
 
-from ._checks import (
-    check_bool,
-    check_dtype,
-    check_elements,
-    check_int,
-    check_number,
-    check_same_dtype,
-    check_tensor,
-)
+from . import _args
 
 __all__ = [
     "Attention",
@@ -44,18 +36,8 @@ def attention(
         (out, weights): out of shape (..., N, d_v) and the attention weights (..., N, M), whose
         rows sum to 1.
     """
-    for name, t in (("q", q), ("k", k), ("v", v)):
-        check_tensor(name, t, min_ndim=2)
-    check_same_dtype(q=q, k=k, v=v)
-    if q.shape[-1] != k.shape[-1]:
-        raise ValueError(
-            f"q and k must have the same last dimension, got {q.shape[-1]} and {k.shape[-1]}"
-        )
-    if k.shape[-2] != v.shape[-2]:
-        raise ValueError(
-            f"k and v must hold the same number of tokens, got {k.shape[-2]} and {v.shape[-2]}"
-        )
-    scale = q.shape[-1] ** -0.5 if scale is None else check_number("scale", scale)
+    q, k, v, scale = _args.attention(q, k, v, scale)
+    scale = q.shape[-1] ** -0.5 if scale is None else scale
     logits = q @ k.transpose(-2, -1) * scale  # (..., N, M)
     weights = logits.softmax(dim=-1)  # each row is a distribution over the M keys
     return weights @ v, weights  # (..., N, d_v), (..., N, M)
@@ -94,16 +76,8 @@ class Attention(nn.Module):
         value_skip: bool = False,
     ) -> None:
         super().__init__()
-        dim, num_heads = check_int("dim", dim), check_int("num_heads", num_heads)
-        qkv_bias, fused = check_bool("qkv_bias", qkv_bias), check_bool("fused", fused)
-        if qk_scale is not None:
-            qk_scale = check_number("qk_scale", qk_scale, minimum=0, inclusive=False)
-        inner = dim if out_dim is None else check_int("out_dim", out_dim)
-        name = "dim" if out_dim is None else "out_dim"
-        if inner % num_heads:
-            raise ValueError(f"num_heads={num_heads} does not divide {name}={inner}")
-        check_elements(
-            f"dim={dim}, out_dim={inner}: the qkv weights, {dim} x {3 * inner}", 3 * dim * inner
+        dim, num_heads, qkv_bias, qk_scale, fused, inner = _args.attention_module(
+            dim, num_heads, qkv_bias, qk_scale, fused, out_dim
         )
         self.dim, self.out_dim = dim, inner
         self.num_heads = num_heads
@@ -116,11 +90,7 @@ class Attention(nn.Module):
 
     def _heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(B, N, D) tokens -> q, k, v, each (B, h, N, d)."""
-        x = check_dtype("x", check_tensor("x", x, ndim=3), self)
-        if x.shape[-1] != self.dim:
-            raise ValueError(
-                f"x has token length {x.shape[-1]}, but the module was built for dim={self.dim}"
-            )
+        x = _args.tokens(self, x, self.dim)
         # (B, N, 3 h d) -> three tensors (B, h, N, d)
         return rearrange(self.qkv(x), "b n (qkv h d) -> qkv b h n d", qkv=3, h=self.num_heads)
 

@@ -26,12 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._checks import check_elements, describe
-
-__all__ = [
-    "load_mountains",
-    "mountain_at_dusk",
-]
+from ._checks import check_elements, check_int, describe
 
 __all__ = ["LEVELS", "MOUNTAINS_PATH", "load_mountains", "mountain_at_dusk", "save_mountains"]
 
@@ -100,27 +95,6 @@ _SKY_TRANSITION = (0.12, 0.55)
 _LIT_SHADE = (0.68, 0.90)
 
 
-def _check_size(name: str, value: object) -> int:
-    """Validate one image dimension.
-
-    Args:
-        name: Name of the argument, used in the error message.
-        value: The value given for it.
-
-    Returns:
-        The value, an int of at least ``_MIN_SIZE``.
-
-    Raises:
-        TypeError: If the value is not an int (bool is rejected too).
-        ValueError: If the value is smaller than ``_MIN_SIZE``.
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
-    if value < _MIN_SIZE:
-        raise ValueError(f"{name} must be at least {_MIN_SIZE}, got {value!r}")
-    return int(value)
-
-
 def _outline(points: tuple[tuple[float, float], ...], t: np.ndarray) -> np.ndarray:
     """Interpolate an outline given as (t, value) points at positions ``t``.
 
@@ -170,8 +144,8 @@ def mountain_at_dusk(height: int = 60, width: int = 100) -> np.ndarray:
         TypeError: If ``height`` or ``width`` is not an int.
         ValueError: If ``height`` or ``width`` is smaller than 8.
     """
-    height = _check_size("height", height)
-    width = _check_size("width", width)
+    height = check_int("height", height, minimum=_MIN_SIZE)
+    width = check_int("width", width, minimum=_MIN_SIZE)
     check_elements(f"a picture of height={height} x width={width}", height * width)
 
     rows = np.arange(height)[:, None]

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ._checks import check_int
+from ._checks import check_bool, check_int
 from .training import train_classifier
 from .vit import ViT
 
@@ -155,7 +155,7 @@ def train_digits_vit(
     """
     if recipe not in DIGITS_RECIPES:
         raise ValueError(f"recipe must be one of {sorted(DIGITS_RECIPES)}, got {recipe!r}")
-    seed = check_int("seed", seed, minimum=0)
+    seed, validation = check_int("seed", seed, minimum=0), check_bool("validation", validation)
     if validation:
         train_images, train_labels, test_images, test_labels = load_digit_validation_split()
     else:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 from einops import rearrange
 
-from ._checks import check_size2, check_tensor
+from . import _args
 from .relative_position import relative_to_absolute
 
 __all__ = ["articles_rel_pos_2d"]
@@ -56,19 +56,7 @@ def articles_rel_pos_2d(
         Logits of shape (B, h, H * W, H * W) on a square grid; raises ``ValueError`` (from the
         skew: wrong number of offsets) when H != W.
     """
-    q = check_tensor("q", q, ndim=4)
-    rows, cols = check_size2("grid_size", grid_size)
-    d = q.shape[-1]
-    if q.shape[2] != rows * cols:
-        raise ValueError(
-            f"q holds {q.shape[2]} tokens, not the {rows * cols} of a {rows} x {cols} grid"
-        )
-    for name, table, size in (("table_h", table_h, rows), ("table_w", table_w, cols)):
-        table = check_tensor(name, table, ndim=2)
-        if table.shape != (2 * size - 1, d):
-            raise ValueError(
-                f"{name} must have shape ({2 * size - 1}, {d}), got {tuple(table.shape)}"
-            )
+    q, rows, cols = _args.articles_rel_pos_2d(q, grid_size, table_h, table_w)
     grid = rearrange(q, "b h (x y) d -> b h x y d", x=rows)  # (B, h, H, W, d)
     # erratum 1: the row table along each row (W tokens), the column table along each column
     col_term = relative_to_absolute(grid @ table_h.T)  # (B, h, H, W, W); raises if H != W

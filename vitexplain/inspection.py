@@ -7,7 +7,8 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import nn
 
-from ._checks import check_bool, check_dtype, check_int, check_module, check_size2, check_tensor
+from . import _args
+from ._checks import check_module
 from .attention import Attention
 
 __all__ = [
@@ -38,15 +39,8 @@ def check_shape(
     Returns:
         ``tensor`` itself, unchanged.
     """
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a str, got {name!r}")
-    tensor = check_tensor(f"tensor ({name})", tensor)
-    if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence):
-        raise TypeError(f"shape must be a sequence of ints, got {shape!r}")
-    expected = tuple(check_int(f"shape[{i}]", size, minimum=0) for i, size in enumerate(shape))
-    if tuple(tensor.shape) != expected:
-        raise ValueError(f"{name} has shape {tuple(tensor.shape)}, expected {expected}")
-    if check_bool("show", show):
+    tensor, expected, show = _args.check_shape(name, tensor, shape, show)
+    if show:
         print(f"{name:<42} {expected}")
     return tensor
 
@@ -69,19 +63,24 @@ def attention_maps(model: nn.Module, x: torch.Tensor) -> list[torch.Tensor]:
         One tensor per attention layer, in the order the layers ran: shape (B, h, N, N), rows
         summing to 1 (for a ViT, N counts the class token, which comes first).
     """
-    model = check_module("model", model)
-    x = check_tensor("x", x)
-    if x.dtype != torch.long:  # token ids would be fine; images must match the weights
-        x = check_dtype("x", x, model)
+    model, x = _args.model_input(model, x)
     layers = [m for m in model.modules() if isinstance(m, Attention)]
-    if not layers:
-        raise ValueError(f"model ({type(model).__name__}) holds no vitexplain Attention layer")
+    return record_attention(model, x, _args.attention_layers(model, layers))
+
+
+def record_attention(model: nn.Module, x: torch.Tensor, layers: list[Attention]) -> list:
+    """Run ``model`` on ``x`` once and return the weights of each of ``layers``, in run order.
+
+    The one recording hook of the package: it hands the tokens a layer received to
+    :meth:`Attention.attention_weights` (the layer's own projection and scale).
+    """
     maps: list[torch.Tensor] = []
 
     def record(layer: Attention, inputs: tuple[torch.Tensor, ...], _output: torch.Tensor) -> None:
         maps.append(layer.attention_weights(inputs[0]))  # (B, h, N, N)
 
-    run_with_hooks(model, x, layers, record)
+    with torch.no_grad():
+        run_with_hooks(model, x, layers, record)
     return maps
 
 
@@ -118,26 +117,10 @@ def class_token_attention(model: nn.Module, images: torch.Tensor, block: int = -
         column, i.e. the weight the class token gives each patch token (the rest of the row, the
         weight it gives itself, is ``1 - sum``).
     """
-    model = check_module("model", model)
-    blocks = getattr(model, "blocks", None)
-    if getattr(model, "cls_token", None) is None or not isinstance(blocks, nn.ModuleList):
-        raise TypeError(
-            f"model must be a ViT or T2TViT (a class token and blocks), got {type(model).__name__}"
-        )
-    images = check_dtype("images", check_tensor("images", images, ndim=4), model)
-    block = check_int("block", block, minimum=None)
-    if not -len(blocks) <= block < len(blocks):
-        raise ValueError(f"block {block} does not exist: the model has {len(blocks)} blocks")
+    model, images, block = _args.class_token_model(model, images, block)
     # Only the blocks' attention: a T2TViT's token attentions come first and have no class token.
-    layers = [blk.attn for blk in blocks]
-    weights: list[torch.Tensor] = []
-
-    def record(layer: Attention, inputs: tuple[torch.Tensor, ...], _output: torch.Tensor) -> None:
-        weights.append(layer.attention_weights(inputs[0]))  # (B, h, N + 1, N + 1)
-
-    with torch.no_grad():
-        run_with_hooks(model, images, layers, record)
-    return weights[block][:, :, 0, 1:]  # (B, h, N)
+    weights = record_attention(model, images, [blk.attn for blk in model.blocks])
+    return weights[block][:, :, 0, 1:]  # (B, h, N): the class token's row, patch keys
 
 
 def count_parameters(model: nn.Module) -> dict[str, int]:
@@ -181,19 +164,7 @@ def attention_by_origin(
     Returns:
         float64 tensor of shape (rows, rows); NaN where no pair falls in a cell.
     """
-    weights = check_tensor("weights", weights, ndim=2)
-    orders = check_tensor("orders", orders, ndim=2)
-    rows, cols = check_size2("grid_size", grid_size)
-    if weights.shape != orders.shape or weights.shape[1] != rows * cols:
-        raise ValueError(
-            f"weights {tuple(weights.shape)} and orders {tuple(orders.shape)} must both have shape "
-            f"(B, {rows * cols}) for a {rows} x {cols} grid"
-        )
-    if orders.dtype.is_floating_point or orders.min() < 0 or orders.max() >= rows * cols:
-        raise ValueError(
-            f"orders must hold integer patch indices 0 .. {rows * cols - 1}, got dtype "
-            f"{orders.dtype} with values in [{orders.min().item()}, {orders.max().item()}]"
-        )
+    weights, orders, rows, cols = _args.attention_by_origin(weights, orders, grid_size)
     sits = (torch.arange(rows * cols) // cols).expand_as(orders)  # (B, N): row of the position
     came = orders.long() // cols  # (B, N): row the patch came from
     cell = (sits * rows + came).flatten()  # (B*N,): index into the (rows, rows) table
@@ -223,14 +194,7 @@ def trace_shapes(
     Returns:
         {name: output shape}, in the order the submodules ran.
     """
-    model = check_module("model", model)
-    x = check_tensor("x", x)
-    if isinstance(names, str):
-        raise TypeError(f"names must be a sequence of names, got the string {names!r}")
-    known = dict(model.named_modules())
-    missing = [name for name in names if name not in known]
-    if missing:
-        raise ValueError(f"names: model has no submodules named {missing}")
+    model, x, modules = _args.trace_shapes(model, x, names)
     shapes: dict[str, tuple[int, ...]] = {}
 
     def recorder(name: str):  # a hook that returns None, so the output passes unchanged
@@ -239,7 +203,9 @@ def trace_shapes(
 
         return hook
 
-    handles = [known[name].register_forward_hook(recorder(name)) for name in names]
+    handles = [
+        m.register_forward_hook(recorder(name)) for name, m in zip(names, modules, strict=True)
+    ]
     try:
         with torch.inference_mode():
             model(x)

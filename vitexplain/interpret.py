@@ -10,10 +10,10 @@ the principal components of the patch embedding's filters (Figure 7, left).
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 from torch import nn
 
+from . import _args
 from ._checks import (
     check_bool,
     check_dtype,
@@ -23,7 +23,6 @@ from ._checks import (
     check_number,
     check_size2,
     check_tensor,
-    describe,
 )
 from .inspection import run_with_hooks
 from .patches import patchify, unpatchify
@@ -43,40 +42,6 @@ __all__ = [
 ]
 
 
-def _check_maps(maps: object) -> list[torch.Tensor]:
-    """The maps as a list of (B, h, N, N) attention weights of one floating dtype (the widest
-    of theirs), each row a distribution: finite, at least 0, summing to 1."""
-    if not isinstance(maps, list | tuple) or not maps:
-        raise TypeError(
-            "maps must be a non-empty list of (B, h, N, N) tensors (vx.attention_maps), got "
-            f"{describe(maps)}"
-        )
-    maps = [check_tensor(f"maps[{i}]", m, ndim=4) for i, m in enumerate(maps)]
-    if len({m.shape for m in maps}) != 1 or maps[0].shape[-1] != maps[0].shape[-2]:
-        raise ValueError(
-            f"maps must all have one shape (B, h, N, N), got {[tuple(m.shape) for m in maps]}"
-        )
-    for i, m in enumerate(maps):
-        if not m.is_floating_point():
-            raise TypeError(f"maps[{i}] must hold attention weights (floats), got dtype {m.dtype}")
-    dtype = maps[0].dtype
-    for m in maps[1:]:
-        dtype = torch.promote_types(dtype, m.dtype)  # mixed float32 / float64: computed in float64
-    maps = [m.to(dtype) for m in maps]
-    tolerance = max(1e-3, 10 * torch.finfo(dtype).eps)
-    for i, m in enumerate(maps):
-        if not torch.isfinite(m).all():
-            raise ValueError(f"maps[{i}] holds NaN or infinite values")
-        if (m < 0).any() or ((m.sum(-1) - 1).abs() > tolerance).any():
-            raise ValueError(
-                f"maps[{i}] is not attention weights: each row must be >= 0 and sum to 1 (a "
-                f"softmax), got values in [{float(m.min()):.3g}, {float(m.max()):.3g}] and row "
-                f"sums in [{float(m.sum(-1).min()):.3g}, {float(m.sum(-1).max()):.3g}] -- raw "
-                "logits? apply .softmax(-1) first"
-            )
-    return maps
-
-
 def attention_rollout(maps: list[torch.Tensor], residual: bool = True) -> torch.Tensor:
     """How much each token's output draws on each input token, through all the blocks.
 
@@ -93,7 +58,7 @@ def attention_rollout(maps: list[torch.Tensor], residual: bool = True) -> torch.
         Tensor of shape (B, N, N): row i says where output token i's information came from; each
         row sums to 1. For a ViT, row 0 is the class token.
     """
-    maps = _check_maps(maps)
+    maps = _args.maps(maps)
     residual = check_bool("residual", residual)
     n = maps[0].shape[-1]
     rollout = torch.eye(n, dtype=maps[0].dtype).expand(maps[0].shape[0], n, n)  # (B, N, N)
@@ -134,7 +99,7 @@ def mean_attention_distance(
     Returns:
         Tensor of shape (depth, h): mean distance in pixels, per block and head.
     """
-    maps = _check_maps(maps)
+    maps = _args.maps(maps)
     rows, cols = check_size2("grid_size", grid_size)
     patch_size = check_int("patch_size", patch_size)
     p = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
@@ -151,31 +116,6 @@ def mean_attention_distance(
         w = w / w.sum(dim=-1, keepdim=True)
         out.append((w * distance).sum(-1).mean(dim=(0, 2)))  # (h,)
     return torch.stack(out)  # (depth, h)
-
-
-def _check_target(target: object, batch: int) -> torch.Tensor:
-    """Class indices (B,) as int64, from a tensor, an array or a sequence of ints."""
-    if isinstance(target, torch.Tensor):
-        tensor = target
-    elif isinstance(target, list | tuple | np.ndarray):
-        try:
-            tensor = torch.as_tensor(np.asarray(target))
-        except (TypeError, ValueError, RuntimeError):
-            raise TypeError(f"target must hold class indices, got {describe(target)}") from None
-    else:
-        raise TypeError(f"target must be a tensor of class indices (B,), got {describe(target)}")
-    if tensor.dtype.is_floating_point or tensor.dtype.is_complex or tensor.dtype == torch.bool:
-        raise TypeError(f"target must hold integer class indices, got dtype {tensor.dtype}")
-    if tensor.shape != (batch,):
-        raise ValueError(
-            f"target must have shape ({batch},): one class per image, got {tuple(tensor.shape)}"
-        )
-    if (tensor < 0).any():
-        raise ValueError(
-            f"target must hold class indices 0 .. K-1, got {int(tensor.min())} (a negative "
-            "index is not a class)"
-        )
-    return tensor.long()
 
 
 @torch.no_grad()
@@ -208,17 +148,17 @@ def occlusion_map(
     value = check_number("value", value)
     tokens = patchify(images, patch_size)  # (B, N, C*P*P), checks patch_size
     b, n, _ = tokens.shape
-    target = None if target is None else _check_target(target, b)
+    target = None if target is None else _args.target(target, b)
     check_elements(
         f"occluding each of the {n} patches of {b} images: {b} x {n} images of "
-        f"{images[0].numel():,} values",
-        b * n * images[0].numel(),
+        f"{images.shape[1:].numel():,} values",
+        b * n * images.shape[1:].numel(),
         images.element_size(),
     )
     probs = model(images).softmax(-1)  # (B, K)
     if target is None:
         target = probs.argmax(-1)  # (B,)
-    elif int(target.max()) >= probs.shape[-1]:
+    elif len(target) and int(target.max()) >= probs.shape[-1]:
         raise ValueError(
             f"target holds class {int(target.max())}, but the model has {probs.shape[-1]} classes "
             f"(0 .. {probs.shape[-1] - 1})"
@@ -226,7 +166,7 @@ def occlusion_map(
     hidden = tokens[:, None].repeat(1, n, 1, 1)  # (B, N occluded copies, N, C*P*P)
     hidden[:, torch.arange(n), torch.arange(n)] = value  # copy i has patch i hidden
     occluded = unpatchify(hidden.flatten(0, 1), tuple(images.shape[-2:]), patch_size)
-    occluded_probs = model(occluded).softmax(-1).view(b, n, -1)  # (B, N, K)
+    occluded_probs = model(occluded).softmax(-1).view(b, n, probs.shape[-1])  # (B, N, K)
     picked = torch.arange(b)
     drop = probs[picked, target][:, None] - occluded_probs[picked, :, target]  # (B, N)
     rows, cols = images.shape[-2] // patch_size, images.shape[-1] // patch_size
@@ -312,14 +252,12 @@ def rank_correlation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         Tensor of shape (B,) (0-d for 1-D inputs), in [-1, 1], float64. Ties get their average
         rank. A picture whose values are all equal has no ranking: it is refused.
     """
-    a, b = check_tensor("a", a, min_ndim=1), check_tensor("b", b, min_ndim=1)
+    a = check_tensor("a", a, min_ndim=1, real=True, values=True)
+    b = check_tensor("b", b, min_ndim=1, real=True, values=True)
     if a.shape != b.shape:
         raise ValueError(f"a and b must have one shape, got {tuple(a.shape)} and {tuple(b.shape)}")
-    for name, t in (("a", a), ("b", b)):
-        if t.dtype.is_complex or t.dtype == torch.bool:
-            raise TypeError(f"{name} must hold real numbers, got dtype {t.dtype}")
     single = a.ndim == 1
-    a, b = a.reshape(1 if single else len(a), -1), b.reshape(1 if single else len(b), -1)
+    a, b = (a[None] if single else a).flatten(1), (b[None] if single else b).flatten(1)  # (B, M)
     if a.shape[1] < 2:
         raise ValueError(
             f"a and b need at least 2 values per picture to rank, got shape {tuple(a.shape)}"
@@ -335,14 +273,10 @@ def rank_correlation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
                 "values tie, so its rank correlation is undefined"
             )
 
+    from scipy.stats import rankdata
+
     def ranks(x: torch.Tensor) -> torch.Tensor:
-        # equal values share their average rank: the mean of (number smaller) and
-        # (number not larger) - 1, both read off the sorted row in O(M log M)
-        x = x.contiguous()  # searchsorted warns (on stderr) about a strided input
-        ordered = x.sort(dim=1).values  # (B, M)
-        below = torch.searchsorted(ordered, x, side="left").double()
-        not_above = torch.searchsorted(ordered, x, side="right").double()
-        return (below + not_above - 1) / 2  # (B, M), 0-based
+        return torch.from_numpy(rankdata(x.cpu().numpy(), axis=1))  # (B, M); ties: mean rank
 
     ra, rb = ranks(a), ranks(b)
     ra, rb = ra - ra.mean(1, keepdim=True), rb - rb.mean(1, keepdim=True)
@@ -355,7 +289,7 @@ def rank_correlation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 def _patch_attention(maps: list[torch.Tensor], num_prefix_tokens: int) -> list[torch.Tensor]:
     """Each block's patch-to-patch attention, rows renormalised over the patch keys, float64."""
-    maps = _check_maps(maps)
+    maps = _args.maps(maps)
     p = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
     if maps[0].shape[-1] <= p:
         raise ValueError(
@@ -386,8 +320,7 @@ def attention_entropy(maps: list[torch.Tensor], num_prefix_tokens: int = 1) -> t
     """
     out = []
     for w in _patch_attention(maps, num_prefix_tokens):
-        terms = torch.where(w > 0, -w * w.log(), torch.zeros_like(w))  # 0 log 0 = 0
-        out.append(terms.sum(-1).mean(dim=(0, 2)))  # (h,)
+        out.append(torch.special.entr(w).sum(-1).mean(dim=(0, 2)))  # -w log w, 0 log 0 = 0; (h,)
     return torch.stack(out)  # (depth, h)
 
 
@@ -453,6 +386,10 @@ def reference_attention(
     kinds = ("self", "neighbours", "uniform", "farthest")
     if kind not in kinds:
         raise ValueError(f"kind must be one of {kinds}, got {kind!r}")
+    check_elements(
+        f"grid_size {rows} x {cols}: a map of {p + rows * cols} tokens squared",
+        (p + rows * cols) ** 2,
+    )
     centres = _patch_centres((rows, cols), 1)  # (N, 2) in patch steps
     distance = torch.cdist(centres, centres)  # (N, N)
     n = rows * cols
@@ -485,10 +422,11 @@ def top_k_overlap(a: torch.Tensor, b: torch.Tensor, k: int = 1) -> torch.Tensor:
     Returns:
         Tensor of shape (B,): the share of ``a``'s top k among ``b``'s top k, in [0, 1].
     """
-    a, b = check_tensor("a", a, min_ndim=1), check_tensor("b", b, min_ndim=1)
+    a = check_tensor("a", a, min_ndim=1, real=True, finite=True)
+    b = check_tensor("b", b, min_ndim=1, real=True, finite=True)
     if a.shape != b.shape:
         raise ValueError(f"a and b must have one shape, got {tuple(a.shape)} and {tuple(b.shape)}")
-    a, b = a.reshape(len(a), -1), b.reshape(len(b), -1)
+    a, b = a.flatten(1) if a.ndim > 1 else a[:, None], b.flatten(1) if b.ndim > 1 else b[:, None]
     k = check_int("k", k)
     if k > a.shape[1]:
         raise ValueError(f"k must be at most the {a.shape[1]} entries per row, got {k}")

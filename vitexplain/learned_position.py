@@ -12,6 +12,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from . import _args
 from ._checks import (
     check_dtype,
     check_elements,
@@ -128,21 +129,7 @@ def train_where_am_i(
         History: ``"loss"`` (mean loss per epoch) and ``"accuracy"`` (after each epoch, the
         fraction of tokens of ``images`` whose best row and best column are both right).
     """
-    if not isinstance(model, ViT):
-        raise TypeError(f"model must be a vitexplain ViT, got {type(model).__name__}")
-    images = check_tensor("images", images, ndim=4)
-    rows, cols = check_size2("grid_size", grid_size)
-    if tuple(model.patch_embed.grid_size) != (rows, cols):
-        raise ValueError(
-            f"grid_size={(rows, cols)} is not the model's patch grid "
-            f"{tuple(model.patch_embed.grid_size)} (rows first)"
-        )
-    if model.num_tokens != rows * cols or model.head.out_features != rows + cols:
-        raise ValueError(
-            f"a {rows} x {cols} grid needs a model with {rows * cols} tokens and "
-            f"{rows + cols} outputs, got {model.num_tokens} and {model.head.out_features}"
-        )
-    epochs, batch_size = check_int("epochs", epochs), check_int("batch_size", batch_size)
+    images, rows, cols = _args.train_where_am_i(model, images, grid_size)  # fit checks the rest
     row_targets, col_targets = position_targets((rows, cols), sigma)  # (N, rows), (N, cols)
     true_rows, true_cols = _grid_coordinates(rows, cols)  # (N,) each
 
@@ -155,7 +142,6 @@ def train_where_am_i(
         )
 
     history: dict[str, list[float]] = {"loss": [], "accuracy": []}
-    seed = check_int("seed", seed, minimum=0)
     for loss in fit(model, len(images), batch_loss, epochs, batch_size, lr, 0.0, seed):
         with torch.no_grad():
             logits = token_position_logits(model, images)  # (n, N, rows + cols)
@@ -202,7 +188,7 @@ def grid_similarity(
         similarity of patch (r, c) with patch (r2, c2), so [r, c] is patch (r, c)'s map, as in
         Figure 7 of Dosovitskiy et al. (2020).
     """
-    table = check_tensor("table", table)
+    table = check_tensor("table", table, real=True, finite=True)
     if table.ndim == 3 and table.shape[0] == 1:
         table = table[0]  # (N + prefix, D)
     rows, cols = check_size2("grid_size", grid_size)
@@ -214,27 +200,6 @@ def grid_similarity(
         )
     sim = embedding_similarity(table[prefix:].detach().float())  # (N, N)
     return sim.reshape(rows, cols, rows, cols)
-
-
-def _check_similarity(similarity: object) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(N, N) float64 similarity, neighbour mask and mask of the other patches, from a grid."""
-    similarity = check_tensor("similarity", similarity, ndim=4)
-    rows, cols = similarity.shape[:2]
-    if similarity.shape[2:] != (rows, cols):
-        raise ValueError(f"similarity must have shape (H, W, H, W), got {tuple(similarity.shape)}")
-    if not similarity.is_floating_point():
-        raise TypeError(f"similarity must hold floats, got dtype {similarity.dtype}")
-    if not torch.isfinite(similarity).all():
-        raise ValueError("similarity holds NaN or infinite values")
-    near = grid_neighbours((rows, cols))  # (N, N)
-    far = ~near & ~torch.eye(rows * cols, dtype=torch.bool)  # (N, N): neither itself nor near
-    if not far.any(1).all() or not near.any(1).all():
-        raise ValueError(
-            f"similarity is of a {rows} x {cols} grid, where some patch has no "
-            f"{'other patch that is not a neighbour' if near.any(1).all() else 'neighbour'} "
-            "to compare with: the grid needs at least 2 x 2 or 1 x 4 patches"
-        )
-    return similarity.reshape(rows * cols, rows * cols).double(), near, far
 
 
 def neighbour_wins(similarity: torch.Tensor, margin: float = 1e-3) -> torch.Tensor:
@@ -250,7 +215,7 @@ def neighbour_wins(similarity: torch.Tensor, margin: float = 1e-3) -> torch.Tens
         exceeds the largest similarity to any other patch (itself excluded) by more than
         ``margin``.
     """
-    sim, near, far = _check_similarity(similarity)
+    sim, near, far = _args.similarity(similarity)
     margin = check_number("margin", margin, minimum=0)
     rows, cols = similarity.shape[:2]
     best_near = sim.masked_fill(~near, -torch.inf).amax(1)  # (N,)
@@ -268,7 +233,7 @@ def neighbour_contrast(similarity: torch.Tensor) -> torch.Tensor:
         float64 tensor of shape (rows, cols); positive where the 4-neighbours are, on average,
         more similar than the other patches (itself excluded).
     """
-    sim, near, far = _check_similarity(similarity)
+    sim, near, far = _args.similarity(similarity)
     mean_near = (sim * near).sum(1) / near.sum(1)  # (N,)
     mean_far = (sim * far).sum(1) / far.sum(1)  # (N,)
     return (mean_near - mean_far).reshape(similarity.shape[:2])

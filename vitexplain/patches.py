@@ -12,15 +12,7 @@ import torch
 from einops import rearrange
 from torch import nn
 
-from ._checks import (
-    check_divides,
-    check_dtype,
-    check_elements,
-    check_image_batch,
-    check_int,
-    check_size2,
-    check_tensor,
-)
+from . import _args
 
 __all__ = [
     "one_hot_patch_kernels",
@@ -45,9 +37,7 @@ def patchify(x: torch.Tensor, patch_size: int) -> torch.Tensor:
     Returns:
         Tokens of shape (B, N, C * P * P) with N = (H / P) * (W / P), patches in row-major order.
     """
-    x = check_tensor("x", x, ndim=4)
-    patch_size = check_int("patch_size", patch_size)
-    check_divides("patch_size", patch_size, x.shape[-2], x.shape[-1])
+    x, patch_size = _args.patchify(x, patch_size)
     # (B, C, H, W) -> (B, N, C*P*P): grid row h and column w make the token index, the channel
     # and the pixel offset (p1, p2) inside the patch make the token's features.
     return rearrange(x, "b c (h p1) (w p2) -> b (h w) (c p1 p2)", p1=patch_size, p2=patch_size)
@@ -66,21 +56,7 @@ def unpatchify(
     Returns:
         Images of shape (B, C, H, W).
     """
-    tokens = check_tensor("tokens", tokens, ndim=3)
-    height, width = check_size2("img_size", img_size)
-    patch_size = check_int("patch_size", patch_size)
-    check_divides("patch_size", patch_size, height, width)
-    rows, cols = height // patch_size, width // patch_size
-    n, length = tokens.shape[1:]
-    if n != rows * cols:
-        raise ValueError(
-            f"tokens holds {n} tokens, but img_size {height} x {width} cut into "
-            f"{patch_size}-pixel patches makes a {rows} x {cols} grid of {rows * cols}"
-        )
-    if length % (patch_size * patch_size):
-        raise ValueError(
-            f"token length {length} is not a multiple of patch_size**2 = {patch_size**2}"
-        )
+    tokens, rows, patch_size = _args.unpatchify(tokens, img_size, patch_size)
     return rearrange(
         tokens, "b (h w) (c p1 p2) -> b c (h p1) (w p2)", h=rows, p1=patch_size, p2=patch_size
     )
@@ -97,20 +73,7 @@ def scramble_patches(image: np.ndarray, patch_size: int, order) -> np.ndarray:
     Returns:
         Array of shape (H, W), same dtype as ``image``.
     """
-    image = np.asarray(image)
-    if image.ndim != 2:
-        raise ValueError(f"image must have shape (H, W), got shape {image.shape}")
-    patch_size = check_int("patch_size", patch_size)
-    check_divides("patch_size", patch_size, *image.shape)
-    rows, cols = image.shape[0] // patch_size, image.shape[1] // patch_size
-    order = np.asarray(order)
-    if not np.issubdtype(order.dtype, np.integer):
-        raise TypeError(f"order must hold integer patch indices, got dtype {order.dtype}")
-    if order.shape != (rows * cols,) or not np.array_equal(np.sort(order), np.arange(rows * cols)):
-        raise ValueError(
-            f"order must be a permutation of range({rows * cols}) for the {rows} x {cols} patch "
-            f"grid, got {order.tolist()}"
-        )
+    image, patch_size, order, rows = _args.scramble_patches(image, patch_size, order)
     patches = rearrange(image, "(h p1) (w p2) -> (h w) p1 p2", p1=patch_size, p2=patch_size)
     return rearrange(patches[order], "(h w) p1 p2 -> (h p1) (w p2)", h=rows)
 
@@ -136,18 +99,12 @@ class PatchEmbed(nn.Module):
         embed_dim: int = 768,
     ) -> None:
         super().__init__()
-        self.img_size = check_size2("img_size", img_size)
-        self.patch_size = check_int("patch_size", patch_size)
-        self.in_chans = check_int("in_chans", in_chans)
-        embed_dim = check_int("embed_dim", embed_dim)
-        check_divides("patch_size", self.patch_size, *self.img_size)
-        self.grid_size = (self.img_size[0] // patch_size, self.img_size[1] // patch_size)
-        self.num_tokens = self.grid_size[0] * self.grid_size[1]
-        size = f"img_size={self.img_size} with patch_size={patch_size}"
-        check_elements(
-            f"{size}: {self.num_tokens:,} tokens x embed_dim={embed_dim}",
-            self.num_tokens * embed_dim,
+        img_size, patch_size, in_chans, embed_dim = _args.patch_embed(
+            img_size, patch_size, in_chans, embed_dim
         )
+        self.img_size, self.patch_size, self.in_chans = img_size, patch_size, in_chans
+        self.grid_size = (img_size[0] // patch_size, img_size[1] // patch_size)
+        self.num_tokens = self.grid_size[0] * self.grid_size[1]
         self.proj = nn.Linear(in_chans * patch_size * patch_size, embed_dim)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -159,7 +116,7 @@ class PatchEmbed(nn.Module):
         Returns:
             Tokens of shape (B, N, D).
         """
-        x = check_dtype("x", check_image_batch(x, self.in_chans, self.img_size), self)
+        x = _args.image_batch(self, x, self.in_chans, self.img_size)
         return self.proj(patchify(x, self.patch_size))  # (B, N, C*P*P) -> (B, N, D)
 
 
@@ -178,10 +135,8 @@ def patchify_by_slicing(x: torch.Tensor, patch_size: int) -> torch.Tensor:
     Returns:
         Tokens of shape (B, N, C * P * P), patches in row-major order, equal to ``patchify(x, P)``.
     """
-    x = check_tensor("x", x, ndim=4)
-    patch_size = check_int("patch_size", patch_size)
+    x, patch_size = _args.patchify_by_slicing(x, patch_size)
     batch, _, height, width = x.shape
-    check_divides("patch_size", patch_size, height, width)
     tokens = []
     for top in range(0, height, patch_size):  # grid rows, top to bottom
         for left in range(0, width, patch_size):  # grid columns, left to right
@@ -203,15 +158,8 @@ def one_hot_patch_kernels(in_chans: int, patch_size: int) -> torch.Tensor:
     Returns:
         Float tensor of shape (C * P * P, C, P, P), the weight layout of ``nn.Conv2d``.
     """
-    in_chans = check_int("in_chans", in_chans)
-    patch_size = check_int("patch_size", patch_size)
+    in_chans, patch_size = _args.one_hot_patch_kernels(in_chans, patch_size)
     length = in_chans * patch_size * patch_size
-    check_elements(
-        f"in_chans={in_chans} x patch_size={patch_size}**2 = {length:,} one-hot kernels of "
-        f"{length:,} values each",
-        length * length,
-        4,
-    )
     return torch.eye(length).view(length, in_chans, patch_size, patch_size)  # (C*P*P, C, P, P)
 
 
@@ -225,11 +173,7 @@ def patchify_by_conv(x: torch.Tensor, patch_size: int) -> torch.Tensor:
     Returns:
         Tokens of shape (B, N, C * P * P), equal to ``patchify(x, P)``.
     """
-    x = check_tensor("x", x, ndim=4)
-    if not x.is_floating_point():
-        raise TypeError(f"x must be a floating-point tensor for a convolution, got dtype {x.dtype}")
-    patch_size = check_int("patch_size", patch_size)
-    check_divides("patch_size", patch_size, x.shape[-2], x.shape[-1])
+    x, patch_size = _args.patchify_by_conv(x, patch_size)
     kernels = one_hot_patch_kernels(x.shape[1], patch_size).to(x)  # (C*P*P, C, P, P)
     out = nn.functional.conv2d(x, kernels, stride=patch_size)  # (B, C*P*P, H/P, W/P)
     return out.flatten(2).transpose(1, 2)  # (B, N, C*P*P)

@@ -14,14 +14,8 @@ import torch
 import torch.nn.functional as F
 from einops import rearrange
 
-from ._checks import (
-    check_bool,
-    check_elements,
-    check_int,
-    check_number,
-    check_size2,
-    check_tensor,
-)
+from . import _args
+from ._checks import check_int
 
 __all__ = [
     "clock_frequencies",
@@ -56,9 +50,7 @@ def sinusoid_encoding(num_tokens: int, dim: int, base: float = 10000.0) -> torch
     Returns:
         Tensor of shape (L, D) in torch's default dtype, computed in float64.
     """
-    num_tokens, dim = check_int("num_tokens", num_tokens), check_int("dim", dim)
-    base = check_number("base", base, minimum=1, inclusive=False)
-    check_elements(f"a table of num_tokens={num_tokens} x dim={dim}", num_tokens * dim)
+    num_tokens, dim, base = _args.sinusoid_encoding(num_tokens, dim, base)
     pos = torch.arange(num_tokens, dtype=torch.float64)[:, None]  # (L, 1)
     angles = pos * _frequencies(dim, base)  # (L, D)
     even = torch.arange(dim) % 2 == 0
@@ -76,8 +68,7 @@ def clock_periods(dim: int, base: float = 10000.0) -> np.ndarray:
     Returns:
         Array of shape (ceil(D / 2),), increasing from 2 pi.
     """
-    dim = check_int("dim", dim)
-    base = check_number("base", base, minimum=1, inclusive=False)
+    dim, base = _args.clock_dim(dim), _args.base(base)
     i = np.arange(math.ceil(dim / 2))
     return 2 * np.pi * base ** (2 * i / dim)
 
@@ -96,12 +87,7 @@ def relative_rotation(offset: float, dim: int, base: float = 10000.0) -> torch.T
     Returns:
         Tensor of shape (D, D) in torch's default dtype.
     """
-    dim = check_int("dim", dim)
-    if dim % 2:
-        raise ValueError(f"dim must be even for the rotation identity, got {dim}")
-    base = check_number("base", base, minimum=1, inclusive=False)
-    offset = check_number("offset", offset)
-    check_elements(f"a rotation of dim={dim} x dim={dim}", dim * dim)
+    offset, dim, base = _args.relative_rotation(offset, dim, base)
     angle = offset * _frequencies(dim, base)[::2]  # (D/2,)
     cos, sin = torch.cos(angle), torch.sin(angle)
     rows = [torch.stack([cos, sin], -1), torch.stack([-sin, cos], -1)]  # two (D/2, 2) rows
@@ -125,11 +111,7 @@ def sinusoid_encoding_2d(
     Returns:
         Tensor of shape (H * W, D), tokens in row-major order.
     """
-    rows, cols = check_size2("grid_size", grid_size)
-    dim = check_int("dim", dim)
-    if dim % 2:
-        raise ValueError(f"dim must be even to split between rows and columns, got {dim}")
-    check_elements(f"a table of grid_size={rows} x {cols} tokens x dim={dim}", rows * cols * dim)
+    rows, cols, dim, base = _args.sinusoid_encoding_2d(grid_size, dim, base)
     row_pe = sinusoid_encoding(rows, dim // 2, base)  # (H, D/2)
     col_pe = sinusoid_encoding(cols, dim // 2, base)  # (W, D/2)
     return torch.cat(
@@ -169,34 +151,10 @@ def resize_pos_embed(
     Returns:
         Tensor of shape (num_prefix_tokens + H' * W', D), with a leading 1 if the input had one.
     """
-    pos_embed = check_tensor("pos_embed", pos_embed)
-    if pos_embed.ndim not in (2, 3) or (pos_embed.ndim == 3 and pos_embed.shape[0] != 1):
-        raise ValueError(
-            f"pos_embed must have shape (N, D) or (1, N, D), got {tuple(pos_embed.shape)}"
-        )
-    (h, w), (nh, nw) = check_size2("old_grid", old_grid), check_size2("new_grid", new_grid)
-    num_prefix_tokens = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
-    antialias = check_bool("antialias", antialias)
-    if not pos_embed.is_floating_point():
-        raise TypeError(
-            f"pos_embed must hold floats to be interpolated, got dtype {pos_embed.dtype}"
-        )
-    table = pos_embed.reshape(-1, pos_embed.shape[-1])  # (N, D)
-    if table.shape[0] != num_prefix_tokens + h * w:
-        extra = table.shape[0] - h * w
-        hint = (
-            f"; if its first {extra} rows are prefix tokens (the class token), pass "
-            f"num_prefix_tokens={extra}"
-            if extra > 0
-            else ""
-        )
-        raise ValueError(
-            f"pos_embed holds {table.shape[0]} tokens, expected num_prefix_tokens="
-            f"{num_prefix_tokens} + old_grid {h} x {w} = {num_prefix_tokens + h * w}{hint}"
-        )
-    check_elements(
-        f"a new_grid of {nh} x {nw} tokens x {table.shape[1]} dimensions", nh * nw * table.shape[1]
+    pos_embed, (h, w), (nh, nw), num_prefix_tokens, antialias = _args.resize_pos_embed(
+        pos_embed, old_grid, new_grid, num_prefix_tokens, antialias
     )
+    table = pos_embed.reshape(-1, pos_embed.shape[-1])  # (N, D)
     prefix, grid = table[:num_prefix_tokens], table[num_prefix_tokens:]
     grid = rearrange(grid, "(h w) d -> 1 d h w", h=h)  # the grid as a D-channel image
     grid = F.interpolate(grid, size=(nh, nw), mode="bicubic", antialias=antialias)
@@ -216,8 +174,7 @@ def clock_frequencies(dim: int, base: float = 10000.0) -> np.ndarray:
     Returns:
         Array of shape (ceil(D / 2),), decreasing from 1 to about 1 / base.
     """
-    dim = check_int("dim", dim)
-    base = check_number("base", base, minimum=1, inclusive=False)
+    dim, base = _args.clock_dim(dim), _args.base(base)
     i = np.arange(math.ceil(dim / 2))
     return base ** (-2 * i / dim)
 
@@ -235,8 +192,7 @@ def clock_pairs(dim: int, count: int = 9) -> np.ndarray:
     Returns:
         Increasing int array of shape (min(count, D // 2),).
     """
-    dim = check_int("dim", dim, minimum=2)
-    count = check_int("count", count)
+    dim, count = _args.clock_dim(dim, minimum=2), check_int("count", count)
     num_pairs = dim // 2
     return np.unique(np.round(np.linspace(0, num_pairs - 1, min(count, num_pairs))).astype(int))
 
@@ -253,24 +209,7 @@ def embedding_similarity(table: torch.Tensor) -> torch.Tensor:
     Returns:
         Tensor of shape (N, N), computed in float64 and returned in the table's dtype.
     """
-    table = check_tensor("table", table, ndim=2)
-    if table.shape[0] == 0 or table.shape[1] == 0:
-        raise ValueError(
-            f"table must have at least one row and one column, got {tuple(table.shape)}"
-        )
-    if not table.is_floating_point():
-        raise TypeError(f"table must hold floats, got dtype {table.dtype}")
-    check_elements(
-        f"the similarity of the table's {table.shape[0]} rows with each other", table.shape[0] ** 2
-    )
-    zero = (table == 0).all(1).nonzero().flatten().tolist()
-    if zero:
-        raise ValueError(
-            f"table row {zero[0]} is all zeros ({len(zero)} such rows): a zero vector has no "
-            "direction, so its cosine similarity is undefined"
-        )
-    if not torch.isfinite(table).all():
-        raise ValueError("table holds NaN or infinite values")
+    table = _args.embedding_similarity(table)
     unit = F.normalize(table.double(), dim=1)  # (N, D), rows of length 1
     return (unit @ unit.T).to(table.dtype)  # (N, N)
 
@@ -287,14 +226,8 @@ def toeplitz_error(matrix: torch.Tensor) -> float:
     Returns:
         max over a, b of |matrix[a, b] - matrix[a - min(a, b), b - min(a, b)]|, as a float.
     """
-    matrix = check_tensor("matrix", matrix, ndim=2)
+    matrix = _args.toeplitz_error(matrix)
     n = matrix.shape[0]
-    if matrix.shape[1] != n:
-        raise ValueError(f"matrix must be square, got shape {tuple(matrix.shape)}")
-    if n == 0:
-        raise ValueError("matrix is empty (0 x 0): it has no diagonal to compare")
-    if matrix.dtype == torch.bool or matrix.dtype.is_complex:
-        raise TypeError(f"matrix must hold real numbers, got dtype {matrix.dtype}")
     a, b = torch.meshgrid(torch.arange(n), torch.arange(n), indexing="ij")  # (N, N) each
     start = torch.minimum(a, b)  # steps back to the first row or column of the diagonal
     first = matrix[a - start, b - start]  # (N, N): the first entry of each entry's diagonal

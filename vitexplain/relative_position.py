@@ -18,14 +18,8 @@ import torch.nn.functional as F
 from einops import rearrange
 from torch import nn
 
-from ._checks import (
-    check_elements,
-    check_int,
-    check_number,
-    check_same_dtype,
-    check_size2,
-    check_tensor,
-)
+from . import _args
+from ._checks import check_size2
 
 __all__ = [
     "AbsPosEmb1D",
@@ -48,23 +42,9 @@ def relative_index(length: int) -> torch.Tensor:
     Returns:
         LongTensor of shape (L, L) with values in 0 .. 2L - 2.
     """
-    length = check_int("length", length)
-    check_elements(f"an index of length={length} x {length}", length * length)
+    length = _args.relative_index(length)
     pos = torch.arange(length)
     return pos[None, :] - pos[:, None] + length - 1  # (L, L)
-
-
-def _check_offsets(x: object) -> torch.Tensor:
-    """``x`` as a tensor of shape (..., L, 2L - 1), else a ValueError naming its shape."""
-    x = check_tensor("x", x, min_ndim=2)
-    length, num_offsets = x.shape[-2:]
-    if num_offsets != 2 * length - 1:
-        raise ValueError(
-            f"x must have shape (..., L, 2L - 1): its L = {length} queries (axis -2) need "
-            f"2L - 1 = {2 * length - 1} offsets on the last axis, got {num_offsets} "
-            f"(shape {tuple(x.shape)})"
-        )
-    return x
 
 
 def skew_steps(x: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
@@ -90,7 +70,7 @@ def skew_steps(x: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
     Returns:
         Six ``(name, tensor)`` pairs in the order above; the last tensor has shape (..., L, L).
     """
-    x = _check_offsets(x)
+    x = _args.offsets(x)
     *lead, length, _ = x.shape
     padded = F.pad(x, (0, 1))  # (..., L, 2L)      a zero column
     flat = padded.flatten(-2)  # (..., 2L * L)
@@ -125,7 +105,7 @@ def relative_to_absolute(x: torch.Tensor) -> torch.Tensor:
         Tensor of shape (..., L, L): a view of ``x`` (or of its contiguous copy), so writing into
         ``x`` afterwards changes it; call ``.contiguous()`` on it for a separate array.
     """
-    x = _check_offsets(x).contiguous()  # no copy when already contiguous
+    x = _args.offsets(x).contiguous()  # no copy when already contiguous
     *lead, length, _ = x.shape
     size = (*lead, length, length)
     stride = (*x.stride()[:-2], 2 * length - 2, 1)
@@ -155,33 +135,11 @@ def attention_with_position(
     Returns:
         ``(out, weights)`` of shapes (..., N, d_v) and (..., N, N).
     """
-    named = {"q": q, "k": k, "v": v, "position_logits": position_logits}
-    q, k, v, position_logits = (check_tensor(name, t, min_ndim=2) for name, t in named.items())
-    check_same_dtype(q=q, k=k, v=v, position_logits=position_logits)
-    shapes = ", ".join(f"{name} {tuple(t.shape)}" for name, t in named.items())
-    if q.shape[-1] != k.shape[-1] or v.shape[-2] != k.shape[-2]:
-        raise ValueError(f"q and k must share d, k and v the number of keys; got {shapes}")
-    if position_logits.shape[-2:] != (q.shape[-2], k.shape[-2]):
-        raise ValueError(
-            f"position_logits must end with (N, N) = {(q.shape[-2], k.shape[-2])}; got {shapes}"
-        )
-    scale = q.shape[-1] ** -0.5 if scale is None else check_number("scale", scale)
+    q, k, v, position_logits, scale = _args.attention_with_position(q, k, v, position_logits, scale)
+    scale = q.shape[-1] ** -0.5 if scale is None else scale
     logits = (q @ k.transpose(-2, -1) + position_logits) * scale  # (..., N, N)
     weights = logits.softmax(dim=-1)  # (..., N, N)
     return weights @ v, weights  # (..., N, d_v), (..., N, N)
-
-
-def _check_query(q: object, length: int, dim_head: int, heads: int | None) -> torch.Tensor:
-    q = check_tensor("q", q, min_ndim=4 if heads else 2)
-    if q.shape[-2:] != (length, dim_head):
-        raise ValueError(
-            f"q must end with (L, d) = ({length}, {dim_head}), got shape {tuple(q.shape)}"
-        )
-    if heads and q.shape[1] != heads:
-        raise ValueError(
-            f"q has {q.shape[1]} heads on axis 1, but the tables were built for heads={heads}"
-        )
-    return q
 
 
 def _init_table(*shape: int) -> nn.Parameter:
@@ -198,9 +156,7 @@ class AbsPosEmb1D(nn.Module):
 
     def __init__(self, tokens: int, dim_head: int) -> None:
         super().__init__()
-        self.tokens = check_int("tokens", tokens)
-        self.dim_head = check_int("dim_head", dim_head)
-        check_elements(f"a table of tokens={tokens} x dim_head={dim_head}", tokens * dim_head, 4)
+        self.tokens, self.dim_head, _ = _args.position_table(tokens, dim_head)
         self.abs_pos_emb = _init_table(self.tokens, self.dim_head)  # (L, d)
 
     def forward(self, q: torch.Tensor) -> torch.Tensor:
@@ -210,7 +166,7 @@ class AbsPosEmb1D(nn.Module):
         Returns:
             Position logits of shape (..., L, L).
         """
-        q = _check_query(q, self.tokens, self.dim_head, None)
+        q = _args.query(self, q, self.tokens, self.dim_head, None)
         return q @ self.abs_pos_emb.T  # (..., L, L)
 
 
@@ -226,16 +182,8 @@ class RelPosEmb1D(nn.Module):
 
     def __init__(self, tokens: int, dim_head: int, heads: int | None = None) -> None:
         super().__init__()
-        self.tokens = check_int("tokens", tokens)
-        self.dim_head = check_int("dim_head", dim_head)
-        self.heads = None if heads is None else check_int("heads", heads)
+        self.tokens, self.dim_head, self.heads = _args.position_table(tokens, dim_head, heads)
         shape = (2 * self.tokens - 1, self.dim_head)
-        check_elements(
-            f"tables of 2 * tokens - 1 = {shape[0]} offsets x dim_head={self.dim_head} x "
-            f"heads={self.heads or 1}",
-            shape[0] * shape[1] * (self.heads or 1),
-            4,
-        )
         self.rel_pos_emb = _init_table(*((self.heads, *shape) if self.heads else shape))
 
     def forward(self, q: torch.Tensor) -> torch.Tensor:
@@ -245,7 +193,7 @@ class RelPosEmb1D(nn.Module):
         Returns:
             Position logits of shape (..., L, L).
         """
-        q = _check_query(q, self.tokens, self.dim_head, self.heads)
+        q = _args.query(self, q, self.tokens, self.dim_head, self.heads)
         if self.heads is None:
             rel = q @ self.rel_pos_emb.T  # (..., L, 2L-1)
         else:  # head axis 1 of q meets axis 0 of the tables
@@ -273,8 +221,7 @@ class RelPosEmb2D(nn.Module):
     ) -> None:
         super().__init__()
         self.grid_size = check_size2("grid_size", grid_size)
-        self.dim_head = check_int("dim_head", dim_head)
-        self.heads = None if heads is None else check_int("heads", heads)
+        self.dim_head, self.heads = dim_head, heads  # checked by the two 1D tables
         self.emb_h = RelPosEmb1D(self.grid_size[0], dim_head, heads)  # row offsets, 2H-1
         self.emb_w = RelPosEmb1D(self.grid_size[1], dim_head, heads)  # column offsets, 2W-1
 
@@ -285,13 +232,8 @@ class RelPosEmb2D(nn.Module):
         Returns:
             Position logits of shape (B, h, H * W, H * W).
         """
-        q = check_tensor("q", q, ndim=4)
+        q = _args.grid_query(self, q, self.grid_size)
         rows, cols = self.grid_size
-        if q.shape[2] != rows * cols:
-            raise ValueError(
-                f"q holds {q.shape[2]} tokens, which do not match the {rows} x {cols} grid "
-                f"({rows * cols} tokens)"
-            )
         grid = rearrange(q, "b h (x y) d -> b h x y d", x=rows)
         # column term: along each row, offsets between columns -> (B, h, H, W, W')
         col_logits = self.emb_w(grid)
@@ -316,13 +258,7 @@ def grid_offsets(grid_size: int | tuple[int, int], index: int) -> tuple[torch.Te
         (row_b, col_b), ``row_b - row_a`` and ``col_b - col_a``. ``RelPosEmb2D`` reads its row
         table at ``row_offsets + H - 1`` and its column table at ``col_offsets + W - 1``.
     """
-    rows, cols = check_size2("grid_size", grid_size)
-    check_elements(f"offsets of grid_size {rows} x {cols}", rows * cols)
-    index = check_int("index", index, minimum=0)
-    if index >= rows * cols:
-        raise ValueError(
-            f"index must be below {rows * cols} for a {rows} x {cols} grid, got {index}"
-        )
+    rows, cols, index = _args.grid_offsets(grid_size, index)
     row_a, col_a = divmod(index, cols)
     row_offsets = (torch.arange(rows) - row_a)[:, None].expand(rows, cols)  # (H, W)
     col_offsets = (torch.arange(cols) - col_a)[None, :].expand(rows, cols)  # (H, W)

@@ -17,6 +17,7 @@ from ._checks import (
     check_divides,
     check_elements,
     check_image,
+    check_index,
     check_int,
     check_number,
 )
@@ -156,10 +157,6 @@ def swap_patches(images: torch.Tensor, patch_size: int, a: int, b: int) -> torch
         raise TypeError(f"images must be a tensor of shape (B, C, H, W), got {images!r:.80}")
     tokens = patchify(images, patch_size).clone()  # (B, N, C*P*P), checks patch_size
     count = tokens.shape[1]
-    a = check_int("a", a, minimum=0)
-    b = check_int("b", b, minimum=0)
-    for name, index in (("a", a), ("b", b)):
-        if index >= count:
-            raise ValueError(f"{name}={index} is not a patch: the images have {count} patches")
+    a, b = check_index("a", a, count, "patches"), check_index("b", b, count, "patches")
     tokens[:, [a, b]] = tokens[:, [b, a]]  # exchange the two tokens
     return unpatchify(tokens, tuple(images.shape[-2:]), patch_size)  # (B, C, H, W)

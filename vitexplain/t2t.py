@@ -19,17 +19,10 @@ import torch
 from einops import rearrange
 from torch import nn
 
-from ._checks import (
-    check_dtype,
-    check_elements,
-    check_image_batch,
-    check_int,
-    check_size2,
-    describe,
-)
+from . import _args
+from ._checks import check_int
 from .attention import Attention
-from .unfold import count_tokens
-from .vit import Mlp, TransformerBackbone, check_backbone, mlp_hidden
+from .vit import Mlp, TransformerBackbone
 
 __all__ = [
     "soft_split",
@@ -55,8 +48,9 @@ class TokenAttention(Attention):
         qkv_bias: whether ``qkv`` has a bias.
         qk_scale: factor on the logits; ``(dim // num_heads) ** -0.5`` when None. Note: the official
             code scales by the *input* length, not by the head dimension of q and k.
-        fused: use ``F.scaled_dot_product_attention`` when the weights are not asked for (it never
-            holds the (B, h, N, N) weights: 2500 x 2500 for a 400 x 100 image).
+        fused: use ``F.scaled_dot_product_attention`` in ``forward`` (it never holds the
+            (B, h, N, N) weights: 2500 x 2500 for a 400 x 100 image); the weights are read by
+            :meth:`attention_weights`.
     """
 
     def __init__(
@@ -97,10 +91,11 @@ class TokenTransformer(nn.Module):
     ) -> None:
         super().__init__()
         dim, out_dim = check_int("dim", dim), check_int("out_dim", out_dim)
+        self.dim = dim
         self.norm1 = nn.LayerNorm(dim)
         self.attn = TokenAttention(dim, out_dim, num_heads, qkv_bias, qk_scale)
         self.norm2 = nn.LayerNorm(out_dim)
-        self.mlp = Mlp(out_dim, mlp_hidden(out_dim, mlp_ratio))
+        self.mlp = Mlp(out_dim, _args.mlp_hidden(out_dim, mlp_ratio))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Args:
@@ -109,6 +104,7 @@ class TokenTransformer(nn.Module):
         Returns:
             Tokens of shape (B, N, out_dim).
         """
+        x = _args.tokens(self, x, self.dim)
         x = self.attn(self.norm1(x))  # (B, N, out_dim), value skip inside
         return x + self.mlp(self.norm2(x))  # (B, N, out_dim)
 
@@ -149,42 +145,16 @@ class T2TModule(nn.Module):
         softsplit_kernels: tuple[int, int, int] = (7, 3, 3),
     ) -> None:
         super().__init__()
-        self.img_size = check_size2("img_size", img_size)
-        self.in_chans = check_int("in_chans", in_chans)
-        embed_dim = check_int("embed_dim", embed_dim)
-        token_dim = check_int("token_dim", token_dim)
-        if not isinstance(softsplit_kernels, list | tuple):
-            raise TypeError(
-                "softsplit_kernels must be three kernel sizes such as (7, 3, 3), got "
-                f"{describe(softsplit_kernels)}"
-            )
-        if len(softsplit_kernels) != 3:
-            raise ValueError(
-                f"softsplit_kernels must hold three kernel sizes, got {softsplit_kernels!r}"
-            )
-        k0, k1, k2 = (
-            check_int(f"softsplit_kernels[{i}]", k) for i, k in enumerate(softsplit_kernels)
+        img_size, in_chans, embed_dim, token_dim, (k0, k1, k2) = _args.t2t_module(
+            img_size, in_chans, embed_dim, token_dim, softsplit_kernels
         )
-        # Grid after each split, checked now so that an impossible split fails at construction.
-        self.grid_sizes = []
-        h, w = self.img_size
-        for split, k in enumerate((k0, k1, k2)):
-            try:
-                h, w, _ = count_tokens(h, w, k, math.ceil(k / 2), math.ceil(k / 4))
-            except ValueError as error:
-                raise ValueError(
-                    f"img_size {self.img_size} does not fit softsplit_kernels "
-                    f"{tuple(softsplit_kernels)}: soft split {split} meets a {h} x {w} grid: "
-                    f"{error}"
-                ) from None
+        self.img_size, self.in_chans = img_size, in_chans
+        self.grid_sizes = []  # the token grid after each split
+        h, w = img_size
+        for k in (k0, k1, k2):
+            s, p = math.ceil(k / 2), math.ceil(k / 4)  # soft_split's stride and padding
+            h, w = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
             self.grid_sizes.append((h, w))
-        weights = 3 * token_dim * (in_chans * k0 * k0 + token_dim * k1 * k1)  # token attentions
-        check_elements(
-            f"token_dim={token_dim} and embed_dim={embed_dim} with softsplit_kernels "
-            f"{tuple(softsplit_kernels)}: the token transformers' and the projection's weights",
-            weights + token_dim * k2 * k2 * embed_dim,
-            4,
-        )
         self.num_tokens = h * w
         self.soft_split0 = soft_split(k0)
         self.soft_split1 = soft_split(k1)
@@ -200,7 +170,7 @@ class T2TModule(nn.Module):
         Returns:
             Tokens of shape (B, N, embed_dim).
         """
-        x = check_dtype("x", check_image_batch(x, self.in_chans, self.img_size), self)
+        x = _args.image_batch(self, x, self.in_chans, self.img_size)
         (h0, _), (h1, _), _ = self.grid_sizes
         x = self.soft_split0(x).transpose(1, 2)  # (B, N0, C*k0*k0)
         x = self.attention1(x)  # (B, N0, token_dim)
@@ -243,10 +213,10 @@ class T2TViT(TransformerBackbone):
         qkv_bias: bool = False,
         qk_scale: float | None = None,
     ) -> None:
-        check_backbone(num_classes, embed_dim, depth, mlp_ratio)  # before the tokenizer
-        tokens_to_token = T2TModule(img_size, in_chans, embed_dim, token_dim, softsplit_kernels)
+        num_classes, embed_dim, depth = _args.backbone(num_classes, embed_dim, depth, mlp_ratio)
         super().__init__(
-            num_tokens=tokens_to_token.num_tokens,
+            T2TModule(img_size, in_chans, embed_dim, token_dim, softsplit_kernels),
+            "tokens_to_token",
             num_classes=num_classes,
             embed_dim=embed_dim,
             depth=depth,
@@ -255,14 +225,3 @@ class T2TViT(TransformerBackbone):
             qkv_bias=qkv_bias,
             qk_scale=qk_scale,
         )
-        self.tokens_to_token = tokens_to_token
-        self._init_weights()
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Args:
-            x: images, shape (B, C, H, W).
-
-        Returns:
-            logits of shape (B, num_classes).
-        """
-        return self.forward_tokens(self.tokens_to_token(x))  # (B, N, D) in

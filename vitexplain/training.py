@@ -16,18 +16,16 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from . import _args
 from ._checks import (
-    check_dtype,
     check_int,
-    check_labelled_data,
     check_module,
-    check_number,
     check_tensor,
 )
 
 __all__ = ["evaluate", "fit", "random_shift", "train_classifier"]
 
-SCHEDULES = ("constant", "onecycle")
+SCHEDULES = _args.SCHEDULES
 
 
 def _loss_and_correct(
@@ -86,8 +84,7 @@ def evaluate(
         (loss, accuracy): the mean loss per example and the fraction of right answers in [0, 1].
     """
     model = check_module("model", model)
-    images, labels = check_labelled_data("data", (images, labels))
-    images = check_dtype("images", images, model)
+    images, labels = _args.labelled(model, images, labels)
     batch_size = check_int("batch_size", batch_size)
     was_training = model.training
     model.eval()
@@ -180,17 +177,8 @@ def fit(
         training loss.
     """
     # Checked here, at the call: a generator's own body would run only at the first next().
-    model = check_module("model", model)
-    n = check_int("n", n)
-    if not callable(batch_loss):
-        raise TypeError(f"batch_loss must be a function of the batch indices, got {batch_loss!r}")
-    epochs, batch_size = check_int("epochs", epochs), check_int("batch_size", batch_size)
-    lr = check_number("lr", lr, minimum=0.0, inclusive=False)
-    weight_decay = check_number("weight_decay", weight_decay, minimum=0.0)
-    seed = check_int("seed", seed, minimum=0)
-    if schedule not in SCHEDULES:
-        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
-    return _fit_epochs(model, n, batch_loss, epochs, batch_size, lr, weight_decay, seed, schedule)
+    settings = _args.fit(model, n, batch_loss, epochs, batch_size, lr, weight_decay, seed, schedule)
+    return _fit_epochs(*settings)
 
 
 def _fit_epochs(
@@ -217,7 +205,7 @@ def _fit_epochs(
         total = 0.0
         for start in range(0, n, batch_size):
             batch = order[start : start + batch_size]
-            loss = batch_loss(batch)
+            loss = _args.batch_loss_value(batch_loss(batch))
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -274,30 +262,10 @@ def train_classifier(
         training loss during the epoch), ``"train_accuracy"`` (on the whole training set after the
         epoch) and, when ``test`` is given, ``"test_loss"`` and ``"test_accuracy"``.
     """
-    model = check_module("model", model)
-    images, labels = check_labelled_data("train", train)
-    images = check_dtype("train[0] (images)", images, model)
-    if test is not None:
-        test = check_labelled_data("test", test)
-        check_dtype("test[0] (images)", test[0], model)
-    epochs = check_int("epochs", epochs)
-    batch_size = check_int("batch_size", batch_size)
-    lr = check_number("lr", lr, minimum=0.0, inclusive=False)
-    weight_decay = check_number("weight_decay", weight_decay, minimum=0.0)
-    seed = check_int("seed", seed, minimum=0)
-    if log is not None and not callable(log):
-        raise TypeError(f"log must be callable or None, got {log!r}")
-    if schedule not in SCHEDULES:
-        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
-    label_smoothing = check_number("label_smoothing", label_smoothing, minimum=0.0)
-    if label_smoothing > 1:
-        raise ValueError(f"label_smoothing must be at most 1, got {label_smoothing}")
-    max_shift = check_int("max_shift", max_shift, minimum=0)
-    if max_shift and images.ndim != 4:
-        raise ValueError(
-            f"max_shift needs images of shape (n, C, H, W), got shape {tuple(images.shape)}"
-        )
-    shifts = torch.Generator().manual_seed(seed)
+    images, labels, test, label_smoothing, max_shift = _args.train_classifier(
+        model, train, test, log, label_smoothing, max_shift
+    )
+    shifts = torch.Generator()  # seeded with `seed` once fit has checked it
 
     def batch_loss(batch: torch.Tensor) -> torch.Tensor:
         x = random_shift(images[batch], max_shift, shifts)  # (B, C, H, W)
@@ -307,9 +275,10 @@ def train_classifier(
     history: dict[str, list[float]] = {"epoch": [], "loss": [], "train_accuracy": []}
     if test is not None:
         history.update(test_loss=[], test_accuracy=[])
-    epoch_losses = fit(
+    epoch_losses = fit(  # checks epochs, batch_size, lr, weight_decay, seed, schedule
         model, len(labels), batch_loss, epochs, batch_size, lr, weight_decay, seed, schedule
     )
+    shifts.manual_seed(int(seed))
     for epoch, loss in enumerate(epoch_losses, start=1):
         _, train_accuracy = evaluate(model, images, labels)
         history["epoch"].append(epoch)

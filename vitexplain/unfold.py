@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ._checks import check_elements, check_int, check_tensor
+from . import _args
 
 __all__ = [
     "count_tokens",
@@ -38,19 +38,9 @@ def count_tokens(h: int, w: int, k: int, s: int, p: int) -> tuple[int, int, int]
     Returns:
         (rows, cols, total) with total = rows * cols.
     """
-    h, w = check_int("h", h), check_int("w", w)
-    k, s, p = check_int("k", k), check_int("s", s), check_int("p", p, minimum=0)
-    for side, size in (("height", h), ("width", w)):
-        if k > size + 2 * p:
-            raise ValueError(
-                f"kernel k={k} is larger than the padded image {side} "
-                f"{size} + 2*{p} = {size + 2 * p}"
-            )
+    h, w, k, s, p = _args.soft_split(h, w, k, s, p)
     rows = (h + 2 * p - k) // s + 1
     cols = (w + 2 * p - k) // s + 1
-    check_elements(
-        f"k={k}, s={s}, p={p} on {h} x {w}: {rows * cols:,} patches of {k * k}", rows * cols * k * k
-    )
     return rows, cols, rows * cols
 
 
@@ -69,7 +59,8 @@ def soft_split_boxes(h: int, w: int, k: int, s: int, p: int) -> list[tuple[int, 
         (h + 2p) x (w + 2p) image; patch n covers rows top .. top + k - 1 and columns
         left .. left + k - 1.
     """
-    rows, cols, _ = count_tokens(h, w, k, s, p)  # validates the arguments
+    h, w, k, s, p = _args.soft_split_tokens(h, w, k, s, p)
+    rows, cols, _ = count_tokens(h, w, k, s, p)
     return [(r * s, c * s) for r in range(rows) for c in range(cols)]
 
 
@@ -92,10 +83,10 @@ def overlap_count(
     Returns:
         Float tensor of shape (h, w).
     """
+    h, w, k, s, p, num_patches = _args.overlap_count(h, w, k, s, p, num_patches)
     _, _, n = count_tokens(h, w, k, s, p)
     ones = torch.ones(1, k * k, n)  # (1, k*k, N): one channel, N patches of ones
-    if num_patches is not None:
-        ones[..., check_int("num_patches", num_patches, minimum=0) :] = 0
+    ones[..., num_patches:] = 0  # count only the first num_patches
     return nn.Fold((h, w), k, stride=s, padding=p)(ones)[0, 0]  # (h, w)
 
 
@@ -118,20 +109,7 @@ def fold_tokens(tokens: torch.Tensor, h: int, w: int, k: int, s: int, p: int) ->
     Returns:
         Images of shape (B, C, h, w).
     """
-    tokens = check_tensor("tokens", tokens, ndim=3)
-    rows, cols, n = count_tokens(h, w, k, s, p)
-    if tokens.shape[1] != n:
-        raise ValueError(
-            f"tokens holds {tokens.shape[1]} tokens, but a soft split with k={k}, s={s}, p={p} "
-            f"makes {rows} x {cols} = {n} of a {h} x {w} image"
-        )
-    if tokens.shape[2] % (k * k):
-        raise ValueError(f"token length {tokens.shape[2]} is not a multiple of k*k = {k * k}")
-    counts = overlap_count(h, w, k, s, p).to(tokens.dtype)  # (h, w)
-    if (counts == 0).any():
-        raise ValueError(
-            f"{int((counts == 0).sum())} pixels lie in no patch (k={k}, s={s}, p={p}): "
-            "they cannot be recovered"
-        )
+    tokens, h, w, k, s, p = _args.fold_tokens(tokens, h, w, k, s, p)
+    counts = overlap_count(h, w, k, s, p).to(tokens.dtype)  # (h, w), every count > 0 (checked)
     summed = nn.Fold((h, w), k, stride=s, padding=p)(tokens.transpose(1, 2))  # (B, C, h, w)
     return summed / counts

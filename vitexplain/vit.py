@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ._checks import check_dtype, check_elements, check_int, check_number, check_tensor
+from . import _args
 from .attention import Attention
 from .patches import PatchEmbed
 from .position import sinusoid_encoding
@@ -19,9 +19,6 @@ __all__ = [
     "Mlp",
     "ViT",
 ]
-
-# The position embeddings a TransformerBackbone can add (``pos_embed=``).
-_POS_EMBED_KINDS = ("sincos", "learned", "none")
 
 
 class Mlp(nn.Module):
@@ -37,16 +34,8 @@ class Mlp(nn.Module):
         self, in_features: int, hidden_features: int | None = None, out_features: int | None = None
     ) -> None:
         super().__init__()
-        in_features = check_int("in_features", in_features)
-        hidden_features = in_features if hidden_features is None else hidden_features
-        out_features = in_features if out_features is None else out_features
-        hidden_features = check_int("hidden_features", hidden_features)
-        out_features = check_int("out_features", out_features)
-        check_elements(
-            f"in_features={in_features}, hidden_features={hidden_features}, "
-            f"out_features={out_features}: the two weight matrices",
-            hidden_features * (in_features + out_features),
-            4,
+        in_features, hidden_features, out_features = _args.mlp(
+            in_features, hidden_features, out_features
         )
         self.fc1 = nn.Linear(in_features, hidden_features)
         self.act = nn.GELU()
@@ -59,6 +48,7 @@ class Mlp(nn.Module):
         Returns:
             Tensor of shape (..., out_features).
         """
+        x = _args.features(self, x, self.fc1.in_features, "in_features")
         return self.fc2(self.act(self.fc1(x)))
 
 
@@ -85,8 +75,7 @@ class Block(nn.Module):
         qk_scale: float | None = None,
     ) -> None:
         super().__init__()
-        dim = check_int("dim", dim)
-        hidden = mlp_hidden(dim, mlp_ratio)
+        dim, hidden = _args.block(dim, mlp_ratio)
         self.norm1 = nn.LayerNorm(dim)
         self.attn = Attention(dim, num_heads=num_heads, qkv_bias=qkv_bias, qk_scale=qk_scale)
         self.norm2 = nn.LayerNorm(dim)
@@ -99,25 +88,10 @@ class Block(nn.Module):
         Returns:
             Tokens of shape (B, N, D).
         """
-        x = check_dtype("x", check_tensor("x", x, ndim=3), self)
+        x = _args.tokens(self, x, self.norm1.normalized_shape[0])
         x = x + self.attn(self.norm1(x))  # (B, N, D)
         x = x + self.mlp(self.norm2(x))  # (B, N, D)
         return x
-
-
-def mlp_hidden(dim: int, mlp_ratio: float) -> int:
-    """Hidden length of a block's MLP, ``int(dim * mlp_ratio)``, refused when it is below 1."""
-    mlp_ratio = check_number("mlp_ratio", mlp_ratio, minimum=0, inclusive=False)
-    hidden = int(dim * mlp_ratio)
-    if hidden < 1:
-        raise ValueError(
-            f"mlp_ratio={mlp_ratio} gives an MLP of {hidden} hidden units for dim={dim}; "
-            "it needs at least 1"
-        )
-    return hidden
-
-
-# PyTorch's nn.TransformerEncoderLayer name -> ours: the same tensors, only the names differ.
 
 
 def init_weights(module: nn.Module) -> None:
@@ -131,37 +105,16 @@ def init_weights(module: nn.Module) -> None:
         nn.init.zeros_(module.bias)
 
 
-def check_backbone(
-    num_classes: int, embed_dim: int, depth: int, mlp_ratio: float
-) -> tuple[int, int, int]:
-    """``(num_classes, embed_dim, depth)`` checked, and the blocks' weights within the size limit.
-
-    Called by the models before their tokenizer is built, so that a typo such as
-    ``embed_dim=10**6`` is refused at once, with its cost, before anything is allocated.
-    """
-    num_classes = check_int("num_classes", num_classes)
-    embed_dim = check_int("embed_dim", embed_dim)
-    depth = check_int("depth", depth, minimum=0)
-    hidden = mlp_hidden(embed_dim, mlp_ratio)
-    check_elements(
-        f"embed_dim={embed_dim} (mlp_ratio={mlp_ratio}): each of the {depth} blocks holds "
-        f"{embed_dim} x {3 * embed_dim} qkv and {embed_dim} x {hidden} MLP weights",
-        depth * embed_dim * (4 * embed_dim + 2 * hidden),
-        4,
-    )
-    check_elements(
-        f"num_classes={num_classes} x embed_dim={embed_dim} head", num_classes * embed_dim, 4
-    )
-    return num_classes, embed_dim, depth
-
-
 class TransformerBackbone(nn.Module):
-    """What ViT and T2T-ViT share after tokenization: class token, position, blocks, norm, head.
-
-    Subclasses set ``self.num_tokens`` and a tokenizer, then call :meth:`forward_tokens`.
+    """What ViT and T2T-ViT share: a tokenizer handed in (timm's ``embed_layer``), then class
+    token, position, blocks, norm and head.
 
     Args:
-        num_tokens: number N of tokens the tokenizer makes.
+        embed_layer: the tokenizer, a module mapping images (B, C, H, W) to tokens (B, N, D) with
+            an attribute ``num_tokens`` (N): :class:`vitexplain.PatchEmbed` for ViT,
+            :class:`vitexplain.T2TModule` for T2T-ViT.
+        embed_name: the attribute it is kept under (``patch_embed`` or ``tokens_to_token``: the
+            names of timm's and the official T2T-ViT's state_dicts).
         num_classes: outputs of the head.
         embed_dim: token length D.
         depth: number of blocks.
@@ -178,8 +131,9 @@ class TransformerBackbone(nn.Module):
 
     def __init__(
         self,
+        embed_layer: nn.Module,
+        embed_name: str,
         *,
-        num_tokens: int,
         num_classes: int,
         embed_dim: int,
         depth: int,
@@ -190,9 +144,7 @@ class TransformerBackbone(nn.Module):
         pos_embed: str = "sincos",
     ) -> None:
         super().__init__()
-        num_classes, embed_dim, depth = check_backbone(num_classes, embed_dim, depth, mlp_ratio)
-        if pos_embed not in _POS_EMBED_KINDS:
-            raise ValueError(f"pos_embed must be one of {_POS_EMBED_KINDS}, got {pos_embed!r}")
+        num_tokens = embed_layer.num_tokens
         self.num_tokens = num_tokens
         self.embed_dim = embed_dim
         self.cls_token = nn.Parameter(torch.zeros(1, 1, embed_dim))  # (1, 1, D)
@@ -211,6 +163,9 @@ class TransformerBackbone(nn.Module):
         )
         self.norm = nn.LayerNorm(embed_dim)
         self.head = nn.Linear(embed_dim, num_classes)
+        self.embed_name = embed_name
+        self.add_module(embed_name, embed_layer)  # last, as timm's names are listed
+        self._init_weights()
 
     def _init_weights(self) -> None:
         self.apply(init_weights)
@@ -235,16 +190,29 @@ class TransformerBackbone(nn.Module):
             x = block(x)  # (B, N+1, D)
         return self.norm(x)  # (B, N+1, D)
 
-    def forward_tokens(self, x: torch.Tensor) -> torch.Tensor:
-        """Run tokens through class token, position, blocks, norm and head.
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Classify a batch of images.
 
         Args:
-            x: tokens, shape (B, N, D).
+            x: images, shape (B, C, H, W).
 
         Returns:
-            logits of shape (B, num_classes), from the class token alone.
+            logits of shape (B, num_classes), from the class token alone. The attention weights
+            of every block are read from outside, by :func:`vitexplain.attention_maps`.
         """
-        return self.head(self.encode_tokens(x)[:, 0])  # (B, num_classes)
+        return self.head(self.forward_features(x)[:, 0])  # (B, num_classes)
+
+    def forward_features(self, x: torch.Tensor) -> torch.Tensor:
+        """Every token after the final norm, before the head (timm's name).
+
+        Args:
+            x: images, shape (B, C, H, W).
+
+        Returns:
+            Tensor of shape (B, N+1, D): the class token, then one token per patch (row-major).
+        """
+        tokenizer = getattr(self, self.embed_name)
+        return self.encode_tokens(tokenizer(x))  # (B, N, D) in, (B, N+1, D) out
 
 
 class ViT(TransformerBackbone):
@@ -281,10 +249,12 @@ class ViT(TransformerBackbone):
         qk_scale: float | None = None,
         pos_embed: str = "sincos",
     ) -> None:
-        check_backbone(num_classes, embed_dim, depth, mlp_ratio)  # before the tokenizer
-        patch_embed = PatchEmbed(img_size, patch_size, in_chans, embed_dim)
+        num_classes, embed_dim, depth = _args.backbone(
+            num_classes, embed_dim, depth, mlp_ratio, pos_embed
+        )
         super().__init__(
-            num_tokens=patch_embed.num_tokens,
+            PatchEmbed(img_size, patch_size, in_chans, embed_dim),
+            "patch_embed",
             num_classes=num_classes,
             embed_dim=embed_dim,
             depth=depth,
@@ -294,28 +264,3 @@ class ViT(TransformerBackbone):
             qk_scale=qk_scale,
             pos_embed=pos_embed,
         )
-        self.patch_embed = patch_embed
-        self._init_weights()
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Classify a batch of images.
-
-        Args:
-            x: images, shape (B, C, H, W).
-
-        Returns:
-            logits of shape (B, num_classes). The attention weights of every block are read
-            from outside, by :func:`vitexplain.attention_maps`.
-        """
-        return self.forward_tokens(self.patch_embed(x))  # (B, N, D) in
-
-    def forward_features(self, x: torch.Tensor) -> torch.Tensor:
-        """Every token after the final norm, before the head (timm's name).
-
-        Args:
-            x: images, shape (B, C, H, W).
-
-        Returns:
-            Tensor of shape (B, N+1, D): the class token, then one token per patch (row-major).
-        """
-        return self.encode_tokens(self.patch_embed(x))  # (B, N+1, D)

@@ -5,8 +5,9 @@ Nothing here calls ``plt.show()`` or touches the global rcParams. Figures are bu
 cell's last value. Colour conventions: ``Purples_r`` for the picture and its tokens, a diverging
 map with limits -1..1 for embeddings.
 
-One module per notebook (``core`` holds what they share); every figure function is importable
-from ``vitexplain.plotting``.
+One module per subject (``core`` holds the shared building blocks, ``files`` turns figures into
+PNG and GIF files; ``training`` holds notebook 06's figures of the trained ViT, ``interpret``
+notebook 08's); every figure function is importable from ``vitexplain.plotting``.
 """
 
 from . import (

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from .. import _args
 from .._checks import check_array, check_int
 from ..patches import scramble_patches
 from .core import (
     ATTENTION_CMAP,
     PICTURE_CMAP,
-    _as_array,
     annotate_cells,
     axes_grid,
     outline_cells,
@@ -24,16 +26,6 @@ __all__ = [
     "show_matrices",
     "show_scrambled_patches",
 ]
-
-
-def _per_matrix(name: str, value, count: int) -> list:
-    """One entry per panel: ``value`` repeated if None or a string, else checked for length."""
-    if value is None or isinstance(value, str):
-        return [value] * count
-    value = list(value)
-    if len(value) != count:
-        raise ValueError(f"{name} has {len(value)} entries for {count} matrices")
-    return value
 
 
 def show_matrices(
@@ -75,56 +67,52 @@ def show_matrices(
         The figure, with M axes in a grid of ceil(M / ncols) rows.
     """
 
-    arrays = [_as_array(m) for m in matrices]
-    if not arrays:
-        raise ValueError("matrices is empty: nothing to draw")
-    for n, array in enumerate(arrays):
-        if array.ndim != 2:
-            raise ValueError(f"matrices[{n}] must have 2 dimensions, got shape {array.shape}")
-    count = len(arrays)
-    ncols = count if ncols is None else check_int("ncols", ncols)
-    titles = _per_matrix("titles", titles, count)
-    rows_hl = _per_matrix("highlight_rows", highlight_rows, count)
-    cols_hl = _per_matrix("highlight_cols", highlight_cols, count)
-    cells_hl = _per_matrix("highlight_cells", highlight_cells, count)
-    xlabels = _per_matrix("xlabel", xlabel, count)
-    ylabels = _per_matrix("ylabel", ylabel, count)
-    for name, chosen, axis in (("highlight_rows", rows_hl, 0), ("highlight_cols", cols_hl, 1)):
-        for n, indices in enumerate(chosen):
-            size = arrays[n].shape[axis]
-            if any(not 0 <= int(i) < size for i in indices or ()):
-                raise ValueError(f"{name}[{n}] = {list(indices)} is out of range for {size} items")
-    for n, cells in enumerate(cells_hl):
-        height, width = arrays[n].shape
-        if any(not (0 <= int(r) < height and 0 <= int(c) < width) for r, c in cells or ()):
-            raise ValueError(
-                f"highlight_cells[{n}] = {list(cells)} is out of range for a {height} x {width} "
-                "matrix"
-            )
-    fig, axes = axes_grid(count, ncols, figsize)
-    for n, (ax, array) in enumerate(zip(axes, arrays, strict=True)):
-        height, width = array.shape  # (R, C)
-        show_matrix(
-            array,
-            ax=ax,
-            title=titles[n],
-            xlabel=xlabels[n],
-            ylabel=ylabels[n],
-            cmap=cmap,
-            aspect=aspect,
-            xticklabels=range(width),
-            yticklabels=range(height),
-        )
-        annotate_cells(ax, array, fmt=fmt, cmap=cmap, fontsize=fontsize)
-        for text in ax.texts:  # the values sit inside the axes: leave them out of layout passes
-            text.set_in_layout(False)
-        for r in rows_hl[n] or ():
-            outline_cells(ax, int(r), 0, 1, width, lw=2.5)  # the whole row r
-        for c in cols_hl[n] or ():
-            outline_cells(ax, 0, int(c), height, 1, lw=2.5)  # the whole column c
-        for r, c in cells_hl[n] or ():
-            outline_cells(ax, int(r), int(c), lw=2.5)  # the single cell (r, c)
+    arrays, ncols, panels = _args.show_matrices(
+        matrices, titles, ncols, highlight_rows, highlight_cols, highlight_cells, xlabel, ylabel
+    )
+    fig, axes = axes_grid(len(arrays), ncols, figsize)
+    for ax, array, panel in zip(axes, arrays, panels, strict=True):
+        matrix_panel(ax, array, fmt=fmt, cmap=cmap, fontsize=fontsize, aspect=aspect, **panel)
     return fig
+
+
+def matrix_panel(
+    ax: Axes,
+    array: np.ndarray,
+    title: str | None,
+    xlabel: str | None,
+    ylabel: str | None,
+    rows: Sequence[int] | None,
+    cols: Sequence[int] | None,
+    cells: Sequence[tuple[int, int]] | None,
+    fmt: str,
+    cmap: str,
+    fontsize: float,
+    aspect: str | float,
+) -> None:
+    """One panel of :func:`show_matrices`: the matrix, its values, its outlined rows, columns
+    and cells (arguments checked by the caller)."""
+    height, width = array.shape  # (R, C)
+    show_matrix(
+        array,
+        ax=ax,
+        title=title,
+        xlabel=xlabel,
+        ylabel=ylabel,
+        cmap=cmap,
+        aspect=aspect,
+        xticklabels=range(width),
+        yticklabels=range(height),
+    )
+    annotate_cells(ax, array, fmt=fmt, cmap=cmap, fontsize=fontsize)
+    for text in ax.texts:  # the values sit inside the axes: leave them out of layout passes
+        text.set_in_layout(False)
+    for r in rows or ():
+        outline_cells(ax, int(r), 0, 1, width, lw=2.5)  # the whole row r
+    for c in cols or ():
+        outline_cells(ax, 0, int(c), height, 1, lw=2.5)  # the whole column c
+    for r, c in cells or ():
+        outline_cells(ax, int(r), int(c), lw=2.5)  # the single cell (r, c)
 
 
 def show_scrambled_patches(
@@ -193,7 +181,7 @@ def show_attention_heads(
         The figure: h heat-map axes, then the colour bar's axes.
     """
 
-    weights = _as_array(weights)
+    weights = check_array("weights", weights, drawable=True)
     if weights.ndim != 3 or weights.shape[1] != weights.shape[2]:
         raise ValueError(f"weights must have shape (h, N, N), got shape {weights.shape}")
     heads, n, _ = weights.shape

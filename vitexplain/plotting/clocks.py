@@ -9,13 +9,13 @@ import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from .._checks import check_array
 from ..position import clock_pairs, clock_periods, sinusoid_encoding
 from .core import (
-    _as_array,
     fixed_figure,
     show_embedding,
 )
-from .position import POSITION_CMAP, _base_label, _period_label
+from .position import POSITION_CMAP, base_label, period_label
 
 __all__ = [
     "show_clock_explorer",
@@ -44,7 +44,7 @@ def _draw_clocks(
         ax.text(
             x0,
             y0 + 1.25,
-            f"pair {i}\nperiod {_period_label(periods[i])}",
+            f"pair {i}\nperiod {period_label(periods[i])}",
             ha="center",
             va="bottom",
             fontsize=8,
@@ -92,7 +92,7 @@ def show_clocks(
         axes, and a colour bar for the position.
     """
 
-    table = _as_array(table)
+    table = check_array("table", table)
     if table.ndim != 2 or table.shape[1] < 2:
         raise ValueError(f"table must have shape (L, D) with D >= 2, got shape {table.shape}")
     pairs = clock_pairs(table.shape[1]) if pairs is None else list(pairs)
@@ -141,7 +141,7 @@ def show_clock_explorer(
         table,
         ax=left,
         colorbar=False,
-        title=f"{num_tokens} x {dim} table, base {_base_label(base)}",
+        title=f"{num_tokens} x {dim} table, base {base_label(base)}",
     )
     fig.colorbar(left.images[0], cax=fig.add_axes((0.39, 0.2, 0.012, 0.62)), label="value")
     right = fig.add_axes((0.47, 0.01, 0.44, 0.98))

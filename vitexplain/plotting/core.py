@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
@@ -34,12 +33,6 @@ ATTENTION_CMAP = "magma"  # attention weights: bright = large, limits from 0
 SIMILARITY_CMAP = "cividis"  # cosine similarity between position embeddings
 
 
-def _as_array(data) -> np.ndarray:
-    if isinstance(data, torch.Tensor):
-        return data.detach().cpu().numpy()
-    return np.asarray(data)
-
-
 def _format(fmt: str, value: float) -> str:
     """``fmt`` applied to a value: "{:.2f}" style, or "%.2f" style (refused if it is neither)."""
     if not isinstance(fmt, str):
@@ -54,6 +47,8 @@ def _format(fmt: str, value: float) -> str:
 def new_axes(ax: Axes | None = None, figsize: tuple[float, float] = (6, 4)) -> tuple[Figure, Axes]:
     """Return ``(figure, axes)``: the given axes and their figure, or a new single-axes figure."""
     if ax is not None:
+        if not isinstance(ax, Axes):
+            raise TypeError(f"ax must be a matplotlib Axes (or None), got {type(ax).__name__}")
         return ax.figure, ax
     fig = Figure(figsize=figsize, layout="constrained")
     return fig, fig.add_subplot()
@@ -92,9 +87,7 @@ def show_image(
     Returns:
         The figure.
     """
-    image = check_array("image", image)
-    if image.ndim != 2:
-        raise ValueError(f"image must have shape (H, W), got shape {image.shape}")
+    image = check_array("image", image, ndim=2, drawable=True)
     vmin, vmax = check_number("vmin", vmin), check_number("vmax", vmax)
     fig, ax = new_axes(ax, figsize)
     im = ax.imshow(image, cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest")
@@ -142,9 +135,7 @@ def show_matrix(
     Returns:
         The figure.
     """
-    matrix = check_array("matrix", matrix)
-    if matrix.ndim != 2:
-        raise ValueError(f"matrix must have 2 dimensions, got shape {matrix.shape}")
+    matrix = check_array("matrix", matrix, ndim=2, drawable=True)
     if not isinstance(fmt, str):
         raise TypeError(f"fmt must be a format string such as '{{:.2f}}', got {fmt!r}")
     vmin = float(np.nanmin(matrix)) if vmin is None else check_number("vmin", vmin)
@@ -153,6 +144,12 @@ def show_matrix(
     im = ax.imshow(matrix, cmap=cmap, vmin=vmin, vmax=vmax, aspect=aspect, interpolation="nearest")
     if annotate:
         annotate_cells(ax, matrix, fmt=fmt, cmap=cmap, vmin=vmin, vmax=vmax, fontsize=9)
+    for name, labels, count in (
+        ("xticklabels", xticklabels, matrix.shape[1]),
+        ("yticklabels", yticklabels, matrix.shape[0]),
+    ):
+        if labels is not None and len(labels) != count:
+            raise ValueError(f"{name} has {len(labels)} labels for {count} cells")
     if xticklabels is not None:
         ax.set_xticks(range(matrix.shape[1]), xticklabels)
     if yticklabels is not None:
@@ -177,9 +174,7 @@ def show_embedding(table, ax: Axes | None = None, title: str | None = None, **kw
     Returns:
         The figure.
     """
-    table = check_array("table", table)
-    if table.ndim != 2:
-        raise ValueError(f"table must have shape (N, D), got shape {table.shape}")
+    table = check_array("table", table, ndim=2, drawable=True)
     options = {
         "cmap": EMBEDDING_CMAP,
         "vmin": -1.0,
@@ -263,7 +258,7 @@ def annotate_cells(
         cmap, vmin, vmax: the heat map's colour map and limits (the data's range when None).
         fontsize: text size.
     """
-    values = _as_array(values)
+    values = check_array("values", values)
     if values.ndim != 2:
         raise ValueError(f"values must have shape (R, C), got shape {values.shape}")
     if labels is not None and len(labels) != values.size:

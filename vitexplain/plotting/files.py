@@ -243,13 +243,18 @@ def gif_bytes(frames: Sequence[np.ndarray], fps: float = 10.0) -> bytes:
 
     from PIL import Image
 
+    if isinstance(frames, str | bytes) or not hasattr(frames, "__iter__"):
+        raise TypeError(
+            f"frames must be a sequence of (H, W, 3) arrays, got {type(frames).__name__}"
+        )
+    frames = list(frames)  # a generator of frames too
     if len(frames) == 0:
         raise ValueError("frames is empty: a GIF needs at least one frame")
     shapes = {np.shape(f) for f in frames}
     if len(shapes) != 1 or len(next(iter(shapes))) != 3 or next(iter(shapes))[2] != 3:
         raise ValueError(f"frames must all have one shape (H, W, 3), got shapes {sorted(shapes)}")
-    if isinstance(fps, bool) or not isinstance(fps, int | float | np.number) or not fps > 0:
-        raise ValueError(f"fps must be a positive number, got {fps!r}")
+    # a GIF counts a frame's time in hundredths of a second: 100 fps is the fastest it can say
+    fps = check_number("fps", fps, minimum=0, inclusive=False, maximum=100)
     frames = [_as_uint8(f, i) for i, f in enumerate(frames)]
     sample = np.linspace(0, len(frames) - 1, min(len(frames), 8)).round().astype(int)
     stacked = np.concatenate([np.asarray(frames[i], dtype=np.uint8)[::2, ::2] for i in sample])
@@ -313,12 +318,12 @@ def figure_to_png(fig: Figure, dpi: int = 100) -> bytes:
         bytes_per=1,
     )
     buffer = BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
+    try:
+        fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
+    except RuntimeError as error:  # FreeType cannot draw text a fraction of a pixel high
+        raise ValueError(f"dpi={dpi:g} is too small to draw the figure's text ({error})") from None
     rgb = Image.open(buffer).convert("RGB")  # figures are opaque: the alpha channel is all 255
     paletted = rgb.quantize(colors=256, method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE)
     out = BytesIO()
     paletted.save(out, format="PNG")
     return out.getvalue()
-
-
-# --- building blocks shared by the figure modules -------------------------------------------------

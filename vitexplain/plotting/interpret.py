@@ -8,12 +8,12 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
+from .. import _args
 from .._checks import (
     check_array,
     check_index,
     check_int,
     check_number,
-    check_size2,
     check_str,
     describe,
 )
@@ -22,7 +22,6 @@ from .core import (
     EMBEDDING_CMAP,
     PICTURE_CMAP,
     SIMILARITY_CMAP,
-    _as_array,
     axes_grid,
 )
 from .learned_position import position_similarity_mosaic
@@ -58,7 +57,11 @@ def _labels(name: str, values: object, count: int) -> list:
     """``count`` labels (ints or strs) from a sequence, array or tensor."""
     if isinstance(values, str) or not hasattr(values, "__len__"):
         raise TypeError(f"{name} must be a sequence of {count} labels, got {describe(values)}")
-    values = list(_as_array(values)) if not isinstance(values, list | tuple) else list(values)
+    values = (
+        list(check_array("values", values))
+        if not isinstance(values, list | tuple)
+        else list(values)
+    )
     if len(values) != count:
         raise ValueError(f"{name} has {len(values)} entries for {count} pictures")
     return values
@@ -115,34 +118,8 @@ def show_class_token_maps(
         The figure: the picture, then a depth x h grid of the class token's weights on the
         patches (one colour scale from 0, bright = large).
     """
-    if isinstance(maps, list | tuple):
-        if not maps:
-            raise ValueError("maps is an empty list: give one (h, N, N) map per block")
-        layers = [check_array(f"maps[{i}]", m, ndim=(3, 4)) for i, m in enumerate(maps)]
-        for i, layer in enumerate(layers):
-            if layer.ndim == 4 and layer.shape[0] != 1:
-                raise ValueError(
-                    f"maps[{i}] holds {layer.shape[0]} pictures (shape {layer.shape}); the figure "
-                    "is of one picture: pass [m[j:j + 1] for m in maps] for picture j"
-                )
-        layers = [layer[0] if layer.ndim == 4 else layer for layer in layers]
-        if len({layer.shape for layer in layers}) != 1:
-            raise ValueError(f"maps must share one shape, got {[m.shape for m in layers]}")
-        maps = np.stack(layers)  # (depth, h, N, N)
-    else:
-        maps = check_array("maps", maps, ndim=4)
-    rows, cols = check_size2("grid_size", grid_size)
-    depth, heads, n, n2 = maps.shape
-    if n != n2 or n != 1 + rows * cols:
-        raise ValueError(
-            f"maps must have shape (depth, h, N, N) with N = 1 + {rows} x {cols} (class token "
-            f"and grid_size patches), got {maps.shape}"
-        )
-    image = check_array("image", image, ndim=(2, 3))
-    if image.ndim == 3:
-        if image.shape[0] != 1:
-            raise ValueError(f"image must have shape (H, W) or (1, H, W), got {image.shape}")
-        image = image[0]
+    image, maps, rows, cols = _args.class_token_maps(image, maps, grid_size)
+    depth, heads = maps.shape[:2]
     cls = maps[:, :, 0, 1:].reshape(depth, heads, rows, cols)  # (depth, h, rows, cols)
     fig = Figure(figsize=(1.3 * (heads + 1) + 0.6, 1.3 * depth), layout="constrained")
     grid = fig.add_gridspec(depth, heads + 1)

@@ -9,7 +9,7 @@ import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .._checks import check_array, check_divides, check_image, check_int
+from .._checks import check_array, check_divides, check_image, check_index, check_int
 from ..patches import patchify
 from .core import (
     PICTURE_CMAP,
@@ -58,8 +58,8 @@ def show_patch_grid(
     height, width = image.shape
     patch_size = check_divides("patch_size", check_int("patch_size", patch_size), height, width)
     rows, cols = height // patch_size, width // patch_size
-    if highlight is not None and not 0 <= check_int("highlight", highlight, 0) < rows * cols:
-        raise ValueError(f"highlight={highlight} is not a patch: there are {rows * cols}")
+    if highlight is not None:
+        highlight = check_index("highlight", highlight, rows * cols, "patches")
     fig = show_image(image, ax=ax, title=title, figsize=figsize)
     ax = ax or fig.axes[0]
     if labels is None:
@@ -181,7 +181,7 @@ def show_token_matrix(
     """
     from matplotlib.ticker import MaxNLocator
 
-    tokens = check_array("tokens", tokens)
+    tokens = check_array("tokens", tokens, drawable=True)
     if tokens.ndim != 2:
         raise ValueError(f"tokens must have shape (N, L), got shape {tokens.shape}")
     count, length = tokens.shape

@@ -35,13 +35,13 @@ __all__ = [
 POSITION_CMAP = "viridis"  # the colour of a position along the sequence (the clocks)
 
 
-def _base_label(base: float) -> str:
+def base_label(base: float) -> str:
     """``$10^{4}$`` for a power of ten, else the number."""
     exponent = float(np.log10(base))
     return f"$10^{{{exponent:g}}}$" if exponent == round(exponent) else f"{base:.3g}"
 
 
-def _period_label(period: float) -> str:
+def period_label(period: float) -> str:
     return f"{period:.1f}" if period < 1000 else f"{period:,.0f}"
 
 
@@ -183,7 +183,7 @@ def show_columns(
             lw=2.2 - 0.4 * (n % 3),
             marker="o",
             markersize=2.5,
-            label=f"column {column} ({kind}, period {_period_label(periods[column // 2])})",
+            label=f"column {column} ({kind}, period {period_label(periods[column // 2])})",
         )
     ax.set_xlabel("position (token)")
     ax.set_ylabel("value")
@@ -259,7 +259,7 @@ def show_embedding_bases(
         show_embedding(
             table,
             ax=ax,
-            title=f"base {_base_label(base)}",
+            title=f"base {base_label(base)}",
             colorbar=False,
             ylabel="position (token)" if n == 0 else "",
         )
@@ -298,7 +298,7 @@ def show_frequencies(
     }
     fig, ax = new_axes(ax, figsize)
     for base, omega in frequencies.items():
-        ax.plot(np.arange(len(omega)), omega, lw=2, label=f"base {_base_label(base)}")
+        ax.plot(np.arange(len(omega)), omega, lw=2, label=f"base {base_label(base)}")
     ax.set_yscale("log")
     ax.set_xlabel("pair index $i$")
     ax.set_ylabel(r"$\omega_i = \mathrm{base}^{-2i/d}$ (radians per token)")

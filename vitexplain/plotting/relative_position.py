@@ -10,6 +10,7 @@ from matplotlib import rcParams
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from .. import _args
 from .._checks import check_array, check_divides, check_index, check_int, describe
 from .core import (
     EMBEDDING_CMAP,
@@ -141,29 +142,8 @@ def show_skew_steps(
     Returns:
         The figure (six axes, in the order of the steps).
     """
-    if isinstance(steps, str) or not isinstance(steps, Sequence):
-        raise TypeError(f"steps must be the list skew_steps returns, got {describe(steps)}")
-    if len(steps) != 6:
-        raise ValueError(f"steps must hold the 6 steps of skew_steps, got {len(steps)}")
-    if not all(isinstance(step, tuple | list) and len(step) == 2 for step in steps):
-        raise TypeError("steps must be the (name, tensor) pairs of skew_steps")
-    arrays = [check_array(f"steps[{i}]", t) for i, (_, t) in enumerate(steps)]
-    expected_ndim = (2, 2, 1, 1, 2, 2)
-    if [a.ndim for a in arrays] != list(expected_ndim):
-        raise ValueError(
-            f"steps must come from skew_steps on an (L, 2L-1) tensor without leading dims, got "
-            f"shapes {[a.shape for a in arrays]}"
-        )
-    if arrays[0].dtype.kind not in "iu":
-        raise TypeError(
-            f"steps must be skew_steps of integer codes (1, 2, ... for the cells, 0 for the "
-            f"padding), got dtype {arrays[0].dtype}"
-        )
+    arrays, labels = _args.show_skew_steps(steps, labels)
     length, num_offsets = arrays[0].shape
-    if labels is None:
-        labels = [str(v) for v in range(1, length * num_offsets + 1)]
-    if len(labels) < int(arrays[0].max()):
-        raise ValueError(f"labels has {len(labels)} entries, the codes go up to {arrays[0].max()}")
     margins = dict(left=0.03, right=0.99, top=0.95, bottom=0.08, hspace=0.75, wspace=0.15)
     fig = fixed_figure(figsize, **margins)
     grid = fig.add_gridspec(4, 2, height_ratios=[length, 1.4, 1.4, length + 1])

@@ -18,13 +18,13 @@ __all__ = [
 ]
 
 
-def _padded_picture(image, padding: int) -> np.ndarray:
+def padded_picture(image, padding: int) -> np.ndarray:
     """(H, W) -> (H + 2p, W + 2p): the picture with p zeros on every side, as ``nn.Unfold`` pads."""
     image = check_array("image", image, ndim=2)
     return np.pad(image, padding)  # zeros on every side: (H + 2p, W + 2p)
 
 
-def _padded_ticks(ax: Axes, shape: tuple[int, int], step: int, max_ticks: int) -> None:
+def padded_ticks(ax: Axes, shape: tuple[int, int], step: int, max_ticks: int) -> None:
     """Ticks at multiples of ``step`` pixels (the patch starts), doubled until few enough."""
     for axis, size in ((ax.xaxis, shape[1]), (ax.yaxis, shape[0])):
         every = step
@@ -36,7 +36,7 @@ def _padded_ticks(ax: Axes, shape: tuple[int, int], step: int, max_ticks: int) -
     ax.set_ylabel("row (pixels)")
 
 
-def _picture_edge(ax: Axes, shape: tuple[int, int], padding: int) -> None:
+def picture_edge(ax: Axes, shape: tuple[int, int], padding: int) -> None:
     """Outline, dashed, where the picture ends and the zero padding begins."""
     from matplotlib.patches import Rectangle
 
@@ -44,7 +44,7 @@ def _picture_edge(ax: Axes, shape: tuple[int, int], padding: int) -> None:
     ax.add_patch(Rectangle((padding - 0.5, padding - 0.5), shape[1], shape[0], **style))
 
 
-def _mask_path(mask: np.ndarray, top: int, left: int):
+def mask_path(mask: np.ndarray, top: int, left: int):
     """The pixels of a boolean (h, w) mask as one path of disjoint rectangles (runs per row).
 
     Offsets (top, left) place the mask in data coordinates; pixel (r, c) spans r - 0.5 .. r + 0.5.
@@ -125,7 +125,7 @@ def show_softsplit_coverage(
     from matplotlib.ticker import MaxNLocator
 
     image = check_array("image", image, ndim=2)
-    padded = _padded_picture(image, check_int("p", p, minimum=0))
+    padded = padded_picture(image, check_int("p", p, minimum=0))
     rows, cols, n = count_tokens(*image.shape, k, s, p)  # validates k, s, p
     max_outlines = check_int("max_outlines", max_outlines, minimum=0)
     # "compressed": the two fixed-aspect panels take the figure's width, no empty margin
@@ -146,8 +146,8 @@ def show_softsplit_coverage(
     im = bottom.imshow(counts, cmap="viridis", vmin=0, interpolation="nearest")
     fig.colorbar(im, ax=bottom, shrink=0.8, label="patches", ticks=MaxNLocator(integer=True))
     for ax in (top, bottom):
-        _picture_edge(ax, image.shape, p)
-        _padded_ticks(ax, padded.shape, s, max_ticks=6)
+        picture_edge(ax, image.shape, p)
+        padded_ticks(ax, padded.shape, s, max_ticks=6)
     missed = int((counts[p : p + image.shape[0], p : p + image.shape[1]] == 0).sum())
     coverage = (
         f"{missed} pixels of the picture lie in no patch"
@@ -228,8 +228,8 @@ def show_padded_token(
     fig = show_patch_and_token(patch, number=number, figsize=figsize)
     ax_patch, ax_strip = fig.axes[:2]
     hatch = {"facecolor": "none", "edgecolor": "orange", "hatch": "////", "lw": 0}
-    ax_patch.add_patch(PathPatch(_mask_path(padding, 0, 0), **hatch))
-    ax_strip.add_patch(PathPatch(_mask_path(padding.reshape(1, -1), 0, 0), **hatch))
+    ax_patch.add_patch(PathPatch(mask_path(padding, 0, 0), **hatch))
+    ax_strip.add_patch(PathPatch(mask_path(padding.reshape(1, -1), 0, 0), **hatch))
     for axis in ax_strip.child_axes:  # the row numbers above the token
         axis.tick_params(labelsize=9)
     padding_key = [Patch(**hatch, label="zero padding")]

@@ -6,11 +6,11 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .._checks import check_array, check_int
+from .._checks import check_array, check_index, check_int
 from ..unfold import count_tokens as _count_tokens
 from ..unfold import overlap_count, soft_split_boxes
-from .core import _as_array, show_image
-from .t2t import _mask_path, _padded_picture, _padded_ticks, _picture_edge
+from .core import show_image
+from .t2t import mask_path, padded_picture, padded_ticks, picture_edge
 
 #: Most frames softsplit_frames renders (about 20 ms each).
 MAX_FRAMES = 400
@@ -37,14 +37,14 @@ def _softsplit_canvas(
     """The padded picture with the artists the frames change, hidden until a frame styles them."""
     from matplotlib.patches import Patch, PathPatch, Rectangle
 
-    image = _as_array(image)
-    padded = _padded_picture(image, check_int("p", p, minimum=0))
+    image = check_array("image", image)
+    padded = padded_picture(image, check_int("p", p, minimum=0))
     boxes = soft_split_boxes(*image.shape, k, s, p)  # validates k, s, p
     fig = show_image(padded, ax=ax, figsize=figsize)
     ax = ax or fig.axes[0]
-    _picture_edge(ax, image.shape, p)
+    picture_edge(ax, image.shape, p)
     ax.patches[0].set_zorder(0.55)  # under the tints: drawn once, into the frames' background
-    _padded_ticks(ax, padded.shape, s, max_ticks=12)
+    padded_ticks(ax, padded.shape, s, max_ticks=12)
     # Titles at a fixed height (y=1): no automatic placement, so frames can be blitted.
     ax.set_title(f"k = {k}, s = {s}, p = {p}", loc="right", y=1.0, fontsize=10)
     # Not antialiased: the tints of neighbouring patches then meet without a seam, and a pixel
@@ -53,7 +53,7 @@ def _softsplit_canvas(
     flat = {"edgecolor": "none", "antialiased": False}
     tint = {"facecolor": _EARLIER, "visible": False, "zorder": 0.6, **flat}
     earlier = [ax.add_artist(Rectangle((x - 0.5, y - 0.5), k, k, **tint)) for y, x in boxes]
-    empty = _mask_path(np.zeros((1, 1), bool), 0, 0)
+    empty = mask_path(np.zeros((1, 1), bool), 0, 0)
     overlap = ax.add_patch(
         PathPatch(empty, facecolor=_OVERLAP, zorder=0.8, **_OVERLAP_HATCH, **flat)
     )
@@ -85,7 +85,7 @@ def _style_softsplit_frame(ax: Axes, artists: dict, boxes: list, k: int, s: int,
     top, left = boxes[current]
     h, w = ax.images[0].get_array().shape
     before = overlap_count(h, w, k, s, 0, num_patches=current).numpy()  # (H + 2p, W + 2p)
-    artists["overlap"].set_path(_mask_path(before[top : top + k, left : left + k] > 0, top, left))
+    artists["overlap"].set_path(mask_path(before[top : top + k, left : left + k] > 0, top, left))
     for rect in artists["outline"]:
         rect.set_xy((left - 0.5, top - 0.5))
     title = ax.set_title(f"patch {current + 1} of {len(boxes)}", loc="left", y=1.0, fontsize=10)
@@ -124,9 +124,7 @@ def show_softsplit_frame(
         The figure.
     """
     fig, ax, artists, boxes = _softsplit_canvas(image, k, s, p, ax, figsize)
-    current = check_int("current", current, minimum=0)
-    if current >= len(boxes):
-        raise ValueError(f"current={current} is out of range for {len(boxes)} patches")
+    current = check_index("current", current, len(boxes), "patches")
     _style_softsplit_frame(ax, artists, boxes, k, s, current)
     return fig
 

@@ -8,7 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._checks import check_array, check_image, check_int, check_number, describe
-from .core import ATTENTION_CMAP, _as_array, annotate_cells, axes_grid, show_matrix
+from .core import ATTENTION_CMAP, annotate_cells, axes_grid, show_matrix
 from .patches import show_patch_grid
 
 __all__ = [
@@ -53,8 +53,8 @@ def show_scramble_examples(
         The figure, with one axes per example, titled "example k: <class> (label c)".
     """
 
-    images, orders = _as_array(images), _as_array(orders)
-    labels = [int(c) for c in _as_array(labels)]
+    images, orders = check_array("images", images), check_array("orders", orders)
+    labels = [int(c) for c in check_array("labels", labels)]
     if images.ndim == 4 and images.shape[1] == 1:
         images = images[:, 0]  # (n, H, W)
     if images.ndim != 3:
