@@ -6,8 +6,8 @@ The estimate is computed, not guessed (CONTRIBUTING.md, "One template for every 
   References) at :data:`WORDS_PER_MINUTE`, the non-blank lines of the code cells before the
   Exercises at :data:`CODE_LINES_PER_MINUTE`, and :data:`MINUTES_PER_FIGURE` for every stored
   figure (an output ``<figure>`` or image);
-* running: the notebook's measured execution time (:data:`RUN_SECONDS`, kernel start included),
-  rounded up to whole minutes;
+* running: the processor time the notebook's kernel used to run every cell (:data:`RUN_SECONDS`,
+  kernel start and imports included), rounded up to whole minutes;
 * exercises: :data:`MINUTES_PER_VALUE_EXERCISE` for an exercise answered by a value,
   :data:`MINUTES_PER_FUNCTION_EXERCISE` for one answered by a function (read from the registry,
   ``vitexplain.exercises``);
@@ -16,7 +16,8 @@ and the sum, rounded up to a multiple of 5 minutes.
 
 Usage: ``python scripts/chapter_time.py`` prints the table; ``--write`` puts each notebook's
 paragraph into its "Time" section (Markdown only: no re-execution needed); ``--check`` exits
-with status 1 if a notebook's paragraph is not the computed one.
+with status 1 if a notebook's paragraph is not the computed one; ``--measure`` runs every
+notebook and prints the processor seconds to copy into :data:`RUN_SECONDS`.
 """
 
 from __future__ import annotations
@@ -40,17 +41,19 @@ MINUTES_PER_FIGURE = 1.0  # a look at the figure and its caption
 MINUTES_PER_VALUE_EXERCISE = 5  # predict, compute, check
 MINUTES_PER_FUNCTION_EXERCISE = 15  # write a function, run the checker, fix it
 
-#: Seconds each notebook took to execute, kernel start included, as `scripts/execute_notebooks.py`
-#: prints it (one notebook at a time, on the 2-core test machine while other jobs ran: load
-#: average 5 to 10; 2026-11-26). A reader's machine, not shared, is likely faster.
+#: Processor seconds (user + system) of the kernel that ran every cell of the notebook, its start
+#: and imports included, measured with psutil before the kernel shut down (nbclient, one notebook
+#: at a time; 2026-11-26). On the 2-core test machine shared with other jobs (load average above
+#: 20) the wall clock said nothing about a reader's machine (notebook 08: 21 minutes), while the
+#: processor time does not depend on the other jobs.
 RUN_SECONDS = {
-    "01": 15.5,
-    "02": 24.5,
-    "03": 15.7,
-    "04": 21.4,
-    "05": 26.5,
-    "06": 40.3,
-    "07": 30.7,
+    "01": 5.9,
+    "02": 7.3,
+    "03": 11.2,
+    "04": 6.2,
+    "05": 14.5,
+    "06": 13.9,
+    "07": 11.9,
     "08": 0.0,
 }
 
@@ -149,9 +152,9 @@ def time_paragraph(e: Estimate) -> str:
         f"run, {e.exercise_minutes} for the {exercises} exercises. Estimated by "
         f"`scripts/chapter_time.py`, not guessed: {e.words:,} words at {WORDS_PER_MINUTE} a "
         f"minute, {e.code_lines} lines of code at {CODE_LINES_PER_MINUTE} a minute and "
-        f"{MINUTES_PER_FIGURE:g} minute for each of the {e.figures} figures; the whole notebook "
-        f"ran in {e.run_seconds:.0f} s (kernel start included, on a 2-core machine shared with "
-        f"other jobs); {MINUTES_PER_VALUE_EXERCISE} minutes for an exercise answered by a value, "
+        f"{MINUTES_PER_FIGURE:g} minute for each of the {e.figures} figures; running every cell "
+        f"took {e.run_seconds:.0f} s of processor time, kernel start included; "
+        f"{MINUTES_PER_VALUE_EXERCISE} minutes for an exercise answered by a value, "
         f"{MINUTES_PER_FUNCTION_EXERCISE} for one answered by a function; the sum rounded up to "
         "5 minutes."
     )
@@ -184,11 +187,46 @@ def write(path: Path, paragraph: str) -> bool:
     return True
 
 
+def measure(path: Path) -> float:
+    """Run every cell of a notebook in a fresh kernel (nothing is written) and return the
+    processor seconds (user + system) the kernel used, its start and imports included."""
+    import psutil
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        notebook,
+        timeout=3000,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    with client.setup_kernel():
+        kernel = psutil.Process(client.km.provisioner.process.pid)
+        for index, cell in enumerate(notebook.cells):
+            client.execute_cell(cell, index)
+        times = kernel.cpu_times()
+        children = [child.cpu_times() for child in kernel.children(recursive=True)]
+    return (
+        times.user
+        + times.system
+        + times.children_user
+        + times.children_system
+        + sum(c.user + c.system for c in children)
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="Estimate how long each notebook takes.")
     parser.add_argument("--write", action="store_true", help="update each notebook's Time")
     parser.add_argument("--check", action="store_true", help="fail if a stated Time differs")
+    parser.add_argument(
+        "--measure", action="store_true", help="run each notebook, print its processor seconds"
+    )
     args = parser.parse_args()
+    if args.measure:
+        for path in NOTEBOOKS:
+            print(f"{path.name}: {measure(path):.1f} s of processor time", flush=True)
+        return 0
     stale = []
     print("notebook  words  code  figures  run s  exercises (value+function)  read  run  ex  total")
     for path in NOTEBOOKS:

@@ -215,3 +215,32 @@ def test_estimate_counts_against_a_hand_count(tmp_path):
     assert (e.words, e.code_lines, e.figures) == (9 + 5, 3, 2)
     mine = [x for x in exercises().values() if x.id.startswith("01.")]
     assert e.value_exercises + e.function_exercises == len(mine)
+
+
+def _needs(path: Path) -> list[str]:
+    source = nbformat.read(path, as_version=4).cells[1].source
+    line = _items(_subsection(source, "Prerequisites"), r"^\* ")[0]
+    return re.findall(r"\]\((\d\d)_", line)
+
+
+def test_readme_states_the_computed_times_and_the_shortest_path():
+    """The README's sentence on the notebooks' times says what the script computes, and its
+    shortest way to the last notebook is the closure of the notebooks' stated needs."""
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    estimates = [chapter_time.estimate(p) for p in NOTEBOOKS]
+    minutes = [e.total_minutes for e in estimates]
+    seconds = [round(e.run_seconds) for e in estimates]
+    hours, rest = divmod(sum(minutes), 60)
+    assert f"between {min(minutes)} and {max(minutes)} minutes" in readme
+    assert f"about {hours} h {rest} min for all eight" in readme
+    assert f"{min(seconds)} to {max(seconds)} s of processor time" in readme
+    needs = {p.name[:2]: _needs(p) for p in NOTEBOOKS}
+    wanted, todo = set(), [NOTEBOOKS[-1].name[:2]]
+    while todo:
+        number = todo.pop()
+        if number not in wanted:
+            wanted.add(number)
+            todo += needs[number]
+    skipped = sorted(set(needs) - wanted)
+    route = " → ".join(sorted(wanted))
+    assert f"({route}: {' and '.join(skipped)} can wait)" in readme
