@@ -152,6 +152,8 @@ html: $(DOCS_STAMP)
 	@cp -p $(NOTEBOOKS) $(SITE_SRC)/notebooks/
 	@cp -p docs/*.md $(SITE_SRC)/
 	@ln -s $(CURDIR)/figures $(CURDIR)/vitexplain $(CURDIR)/LICENSE $(CURDIR)/CITATION.cff $(SITE_SRC)/
+	@# the Run it yourself page's downloads: wheel, sdist and a zip of the notebooks
+	@$(DOCS_VENV)/bin/python scripts/site_downloads.py $(SITE_SRC)/downloads > /dev/null
 	$(DOCS_VENV)/bin/sphinx-build -q -W --keep-going -b html -c docs -d build/doctrees \
 	    $(SITE_SRC) build/html
 	@echo "the site: build/html/index.html"

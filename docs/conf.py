@@ -49,7 +49,7 @@ language = "en"
 
 extensions = ["myst_nb", "vx_site"]
 root_doc = "index"
-include_patterns = ["index.md", "about.md", "notebooks/[0-9][0-9]_*.ipynb"]
+include_patterns = ["index.md", "about.md", "run.md", "notebooks/[0-9][0-9]_*.ipynb"]
 exclude_patterns = ["**/.ipynb_checkpoints"]
 
 # The notebooks' stored outputs, as they are in git: no kernel, no re-execution.

@@ -8,8 +8,11 @@ test_site.py (whose helpers and `page` fixture this file uses).
 from __future__ import annotations
 
 import pytest
+import test_site
 from playwright.sync_api import Browser, Page
-from test_site import NOTEBOOK_PAGES, _block_network, _url_of, page  # noqa: F401
+from test_site import NOTEBOOK_PAGES, _block_network, _url_of
+
+page = test_site.page  # the site's own browser page (not JupyterLab's)
 
 WIDTHS = {"desktop": 1280, "tablet": 768, "phone": 390}
 

@@ -8,6 +8,11 @@
   notebook follows the first cell.
 * The index: the README's notebook table (thumbnail, notebook, summary) and the toctree, written
   where ``docs/index.md`` has the line ``<!-- vx-notebook-table -->``.
+* The "Run it yourself" page (docs/run.md): the downloads that `make html` builds into the
+  sources' downloads/ folder (scripts/site_downloads.py: wheel, sdist, notebooks zip) and the
+  commands that take a fresh machine from them to JupyterLab, written where the page has the line
+  ``<!-- vx-downloads -->``; the torch pin from requirements.lock, the Python range and any
+  repository address from the project's metadata (none is invented).
 """
 
 from __future__ import annotations
@@ -15,8 +20,10 @@ from __future__ import annotations
 import html
 import json
 import re
+import tomllib
 from pathlib import Path
 
+import yaml
 from docutils import nodes
 from math_core import LatexError, LatexToMathML
 from sphinx.application import Sphinx
@@ -26,6 +33,8 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 _MATHML = LatexToMathML()
 TABLE_MARKER = "<!-- vx-notebook-table -->"
+DOWNLOADS_MARKER = "<!-- vx-downloads -->"
+TORCH_INDEX = "https://download.pytorch.org/whl/cpu"  # PyTorch's own index of CPU-only builds
 
 # --- math -------------------------------------------------------------------------------------
 
@@ -82,11 +91,13 @@ def run_it_yourself(filename: str) -> dict:
         "```{admonition} Run it yourself\n"
         ":class: tip vx-run\n"
         "This page shows the notebook with the outputs stored in it; nothing was run to build "
-        f"it. Download {{download}}`{filename} <{filename}>` and open it in JupyterLab in an "
-        "environment with the package and its `notebooks` extra (`pip install torch==2.13.0`, "
-        'then `pip install "vitexplain[notebooks]"` from the repository); or clone the repository '
-        "and run `make lab`: it sets up the locked environment and opens your own copy of every "
-        "notebook in JupyterLab, where you can run the cells, change the code and save.\n"
+        f"it. Download {{download}}`{filename} <{filename}>` (a browser shows a `.ipynb` link "
+        "of a page read from a file as text: right-click the link and choose *Save link as*), "
+        "or all the notebooks as one zip from {doc}`/run`, which also offers the package and "
+        "the three commands that take a fresh machine to JupyterLab. With a copy of the "
+        "project's repository, `make lab` sets up the locked environment and opens your own "
+        "copy of every notebook in JupyterLab, where you can run the cells, change the code "
+        "and save.\n"
         "```"
     )
     return {"cell_type": "markdown", "metadata": {}, "source": text, "id": "vx-run-it-yourself"}
@@ -132,8 +143,107 @@ def index_markdown(rows: list[dict[str, str]], notebooks: list[str]) -> str:
     return (
         f":::{{container}} vx-index\n{table}\n:::\n\n"
         f"```{{toctree}}\n:hidden:\n:caption: Notebooks\n\n{toctree}\n```\n\n"
-        "```{toctree}\n:hidden:\n:caption: About\n\nabout\n```\n"
+        "```{toctree}\n:hidden:\n:caption: About\n\nabout\nrun\n```\n"
     )
+
+
+# --- the Run it yourself page ----------------------------------------------------------------
+
+
+def _size(path: Path) -> str:
+    return f"{path.stat().st_size / 1e6:.1f} MB"
+
+
+def torch_pin(lock: Path) -> str:
+    """The exact torch requirement of the lock (``torch==2.13.0``)."""
+    for line in lock.read_text(encoding="utf-8").splitlines():
+        if re.match(r"^torch==\S+$", line.strip()):
+            return line.strip()
+    raise ExtensionError(f"{lock.name} pins no torch")
+
+
+def repository_url(root: Path) -> str | None:
+    """The repository's address if the project's metadata gives one (CITATION.cff's
+    repository-code, or a Repository/Source/Homepage URL in pyproject.toml), else None."""
+    citation = yaml.safe_load((root / "CITATION.cff").read_text(encoding="utf-8"))
+    if citation.get("repository-code"):
+        return citation["repository-code"]
+    urls = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"].get(
+        "urls", {}
+    )
+    for key in ("Repository", "Source", "Source Code", "Homepage"):
+        if urls.get(key):
+            return urls[key]
+    return None
+
+
+def downloads_markdown(folder: Path, root: Path) -> str:
+    """The MyST of the downloads table and the commands, from the files in `folder`."""
+    wheels = sorted(folder.glob("vitexplain-*.whl"))
+    sdists = sorted(folder.glob("vitexplain-*.tar.gz"))
+    zips = sorted(folder.glob("vitexplain-notebooks-*.zip"))
+    if not (len(wheels) == len(sdists) == len(zips) == 1):
+        raise ExtensionError(f"{folder} must hold one wheel, one sdist and one notebooks zip")
+    wheel, sdist, notebooks = wheels[0], sdists[0], zips[0]
+    python = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "requires-python"
+    ]
+    unzipped = notebooks.name.removesuffix(".zip")
+
+    def link(path: Path) -> str:
+        return f"{{download}}`{path.name} </downloads/{path.name}>`"
+
+    repository = repository_url(root)
+    where = (
+        f"the project's repository, <{repository}>"
+        if repository
+        else "a copy of the project's repository"
+    )
+    return f"""(downloads)=
+## Downloads
+
+| File | What it is | Size |
+|---|---|---|
+| {link(notebooks)} | the eight notebooks, in one folder `{unzipped}/` | {_size(notebooks)} |
+| {link(wheel)} | the package `vitexplain` (a wheel: what pip installs) | {_size(wheel)} |
+| {link(sdist)} | the package's source (an sdist: pip builds a wheel of it) | {_size(sdist)} |
+
+(commands)=
+## From these files to JupyterLab
+
+You need Python {python.replace(">=", "")} or newer and pip. In a terminal, in the folder that holds
+the downloads, make a fresh virtual environment and unzip the notebooks (on Windows, activate
+with `vx-env\\Scripts\\activate` instead of the `source` line):
+
+:::{{container}} vx-setup
+```bash
+python3 -m venv vx-env
+source vx-env/bin/activate
+python -m zipfile -e {notebooks.name} .
+```
+:::
+
+Then three commands:
+
+:::{{container}} vx-commands
+```bash
+pip install {torch_pin(root / "requirements.lock")} --index-url {TORCH_INDEX}
+pip install "./{wheel.name}[notebooks]"
+jupyter lab {unzipped}
+```
+:::
+
+1. PyTorch first, the CPU build from PyTorch's own index: without `--index-url`, pip takes
+   PyPI's build, which on Linux is the CUDA build of several GB. The stored outputs were made
+   with this version.
+2. The package from the wheel, with its `notebooks` extra (JupyterLab, ipykernel and ipywidgets);
+   pip takes the other dependencies (NumPy, Matplotlib, scikit-learn, ...) from PyPI.
+3. JupyterLab on the notebooks' folder. It prints the address to open, with its token; open
+   `01_patch_tokenization.ipynb` and run the cells.
+
+With {where}, `make lab` does the same with the exact versions of its lock file and opens your
+own copy of every notebook (see its README).
+"""
 
 
 # --- events -----------------------------------------------------------------------------------
@@ -147,6 +257,10 @@ def source_read(app: Sphinx, docname: str, source: list[str]) -> None:
         )
         table = index_markdown(readme_rows(root / "README.md"), notebooks)
         source[0] = source[0].replace(TABLE_MARKER, table)
+    elif DOWNLOADS_MARKER in source[0]:
+        folder = Path(app.srcdir) / "downloads"
+        markdown = downloads_markdown(folder, Path(app.confdir).parent)
+        source[0] = source[0].replace(DOWNLOADS_MARKER, markdown)
     elif app.env.doc2path(docname).suffix == ".ipynb":
         notebook = json.loads(source[0])
         add_figure_html(notebook)
