@@ -55,6 +55,9 @@ exclude_patterns = ["**/.ipynb_checkpoints"]
 # The notebooks' stored outputs, as they are in git: no kernel, no re-execution.
 nb_execution_mode = "off"
 nb_ipywidgets_js = {}  # no widget state is stored; never load require.js or the widget manager
+# Cells whose code draws a figure are collapsed (vx_site.hide_figure_code): the toggle's words.
+nb_code_prompt_show = "Show the code that draws this figure"
+nb_code_prompt_hide = "Hide the code that draws this figure"
 myst_enable_extensions = ["dollarmath", "colon_fence", "substitution"]
 myst_heading_anchors = 3
 

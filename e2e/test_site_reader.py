@@ -7,10 +7,12 @@ test_site.py (whose helpers and `page` fixture this file uses).
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import test_site
 from playwright.sync_api import Browser, Page
-from test_site import NOTEBOOK_PAGES, _block_network, _url_of
+from test_site import NOTEBOOK_PAGES, SITE, _block_network, _open, _url_of
 
 page = test_site.page  # the site's own browser page (not JupyterLab's)
 
@@ -105,3 +107,187 @@ def test_the_contents_toggle_opens_the_page_contents(
         assert headings and set(headings) <= set(shown), (headings, shown)
     finally:
         context.close()
+
+
+# --- §2: what annoyed a reader --------------------------------------------------------------------
+
+
+def test_a_notebook_link_says_how_to_save_it_from_a_file_page(page: Page):
+    """Chromium opens a .ipynb link of a file:// page as text (it ignores `download` there): the
+    note says how to save it, and links the page whose zip a click does save (test_site_run)."""
+    _open(page, NOTEBOOK_PAGES[0])
+    note = page.locator(".vx-run")
+    assert "Save link as" in note.inner_text()
+    hrefs = note.evaluate("n => [...n.querySelectorAll('a')].map(a => a.href)")
+    assert _url_of("run.html") in hrefs
+
+
+def test_a_formula_wider_than_the_column_shows_that_it_scrolls(
+    browser: Browser, browser_context_args: dict
+):
+    context = browser.new_context(
+        **{**browser_context_args, "viewport": {"width": 390, "height": 844}}
+    )
+    try:
+        page = context.new_page()
+        _block_network(context)
+        wide = narrow = 0
+        for name in NOTEBOOK_PAGES:
+            page.goto(_url_of(name), wait_until="load")
+            boxes = page.evaluate(
+                """[...document.querySelectorAll('.vx-math')].map(b => [
+                     b.scrollWidth > b.clientWidth + 1, b.classList.contains('vx-scrolls'),
+                     getComputedStyle(b).backgroundImage, b.tabIndex, b.title])"""
+            )
+            for scrolls, marked, background, tab, title in boxes:
+                assert scrolls == marked, (name, scrolls, marked)
+                if scrolls:
+                    wide += 1
+                    assert background.count("radial-gradient") == 2, background  # edge shadows
+                    assert tab == 0 and "scroll" in title
+                else:
+                    narrow += 1
+                    assert background == "none"
+        assert wide > 0 and narrow > 0, (wide, narrow)
+    finally:
+        context.close()
+
+
+def test_every_figure_opens_at_full_size(browser: Browser, browser_context_args: dict):
+    context = browser.new_context(
+        **{**browser_context_args, "viewport": {"width": 390, "height": 844}}
+    )
+    try:
+        page = context.new_page()
+        _block_network(context)
+        shrunk = 0
+        for name in NOTEBOOK_PAGES:
+            page.goto(_url_of(name), wait_until="load")
+            figures = page.locator("article figure.vx-figure")
+            count = figures.count()
+            assert page.locator("article figure.vx-figure button.vx-zoom").count() == count
+            for i in range(count):
+                figure = figures.nth(i)
+                img = figure.locator("img").first
+                natural, shown = img.evaluate("i => [i.naturalWidth, i.clientWidth]")
+                if shown >= natural:
+                    continue
+                shrunk += 1
+                if shrunk % 4:  # open every fourth shrunk figure (all of them would be slow)
+                    continue
+                button = figure.locator("button.vx-zoom")
+                assert "full size" in button.get_attribute("aria-label")
+                button.focus()
+                page.keyboard.press("Enter")
+                dialog = page.locator("dialog.vx-zoom-dialog[open]")
+                dialog.wait_for()
+                big = dialog.locator("img").evaluate("i => [i.clientWidth, i.naturalWidth, i.alt]")
+                assert big[0] == big[1] == natural and big[2] == img.get_attribute("alt")
+                page.keyboard.press("Escape")
+                assert page.locator("dialog.vx-zoom-dialog[open]").count() == 0
+                assert page.evaluate("document.activeElement.classList.contains('vx-zoom')")
+        assert shrunk > 10, shrunk
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_the_animation_pauses_and_respects_reduced_motion(
+    browser: Browser, browser_context_args: dict, motion: str
+):
+    context = browser.new_context(**browser_context_args, reduced_motion=motion)
+    try:
+        page = context.new_page()
+        _block_network(context)
+        page.goto(_url_of("notebooks/05_t2t_soft_split.html"), wait_until="load")
+        button = page.locator("figure.vx-figure button.vx-pause")
+        assert button.count() == 1
+        img = page.locator("figure.vx-figure:has(button.vx-pause) img")
+        page.wait_for_function(
+            "document.querySelector('button.vx-pause').hasAttribute('aria-pressed')"
+        )
+        src = img.evaluate("i => i.src.slice(0, 15)")
+        if motion == "reduce":  # a still first, the animation on request
+            assert src == "data:image/png;" and button.get_attribute("aria-pressed") == "true"
+            assert button.get_attribute("aria-label") == "Play the animation"
+        else:
+            assert src == "data:image/gif;" and button.get_attribute("aria-pressed") == "false"
+            assert button.get_attribute("aria-label") == "Pause the animation"
+        button.focus()
+        page.keyboard.press("Enter")
+        again = img.evaluate("i => i.src.slice(0, 15)")
+        assert again != src and again in ("data:image/png;", "data:image/gif;")
+        assert img.get_attribute("alt") and "soft split" in img.get_attribute("alt").lower()
+    finally:
+        context.close()
+
+
+def test_search_lists_sections_with_a_snippet_and_highlights_where_it_lands(page: Page):
+    attempted = _open(page, "search.html", "?q=skew")
+    page.wait_for_selector("#search-results li .vx-snippet")
+    results = page.evaluate(
+        """[...document.querySelectorAll('#search-results ul.search > li')].map(li => [
+             li.querySelector('a').href, li.querySelector('.vx-snippet')?.textContent || '',
+             [...li.querySelectorAll('.vx-snippet mark')].map(m => m.textContent.toLowerCase())])"""
+    )
+    top = [r for r in results if "04_relative_pe_skew.html?highlight=skew#" in r[0]]
+    assert top, results
+    href, snippet, marks = top[0]
+    assert "skew" in snippet.lower() and set(marks) == {"skew"}
+    anchor = href.split("#")[1]
+    page.goto(href, wait_until="load")
+    page.wait_for_selector("article span.highlighted")  # Sphinx's own highlighter, offline
+    highlighted = page.evaluate(
+        "[...document.querySelectorAll('article span.highlighted')].map(s => s.textContent)"
+    )
+    assert any(h.lower() == "skew" for h in highlighted), highlighted
+    assert page.locator(f"[id='{anchor}']").count() == 1
+    assert attempted == []
+
+
+def test_figure_code_is_behind_a_toggle_and_the_caption_is_heard_once(page: Page):
+    _open(page, "notebooks/03_sinusoidal_pe_clocks.html")
+    cells = page.locator("article .cell:has(figure.vx-figure)")
+    assert cells.count() > 3
+    for i in range(cells.count()):
+        cell = cells.nth(i)
+        caption = cell.locator("figcaption").first.inner_text()
+        toggle = cell.locator(".cell_input summary, details.above-input summary")
+        if toggle.count() == 0:
+            continue
+        # Collapsed: the code's caption literal is not in the accessibility tree.
+        tree = page.accessibility.snapshot(root=cell.element_handle()) or {}
+        spoken = json.dumps(tree)
+        assert spoken.count(caption[:25]) == 1, caption
+        toggle.first.focus()
+        page.keyboard.press("Enter")
+        assert cell.locator("pre").first.is_visible()
+    hidden = page.locator("article .cell:has(figure.vx-figure) details.above-input").count()
+    assert hidden >= 5
+
+
+def test_every_code_block_has_a_copy_button(browser: Browser, browser_context_args: dict):
+    context = browser.new_context(**browser_context_args)
+    try:
+        context.grant_permissions(["clipboard-read", "clipboard-write"])
+        page = context.new_page()
+        _block_network(context)
+        page.goto(_url_of(NOTEBOOK_PAGES[0]), wait_until="load")
+        blocks = page.locator("article div.highlight")
+        assert blocks.count() > 5
+        assert page.locator("article div.highlight > button.vx-copy").count() == blocks.count()
+        block = page.locator("article .cell_input div.highlight").nth(2)
+        expected = block.locator("pre").inner_text().rstrip("\n")
+        block.locator("button.vx-copy").click()
+        assert page.evaluate("navigator.clipboard.readText()") == expected
+        assert page.locator("[role=status]").first.inner_text() == "Code copied"
+    finally:
+        context.close()
+
+
+# --- §3 -----------------------------------------------------------------------------------------
+
+
+def test_one_viewport_meta_per_page():
+    for path in sorted(SITE.glob("*.html")) + sorted(SITE.glob("notebooks/*.html")):
+        assert path.read_text(encoding="utf-8").count('name="viewport"') == 1, path

@@ -13,6 +13,14 @@
   commands that take a fresh machine from them to JupyterLab, written where the page has the line
   ``<!-- vx-downloads -->``; the torch pin from requirements.lock, the Python range and any
   repository address from the project's metadata (none is invented).
+* Figure code a reader can hide: a code cell that draws a figure with its alt text and caption
+  (``vx.display_figure(..., caption=...)``) gets myst-nb's ``hide-input`` tag, so its code sits
+  behind a "Show" toggle and a screen reader hears the alt text and caption once, from the figure.
+* Search with sections and snippets, offline: the text of every section goes into
+  ``_static/vx-search-text.js`` (a classic script the search page loads; ``file://`` forbids the
+  fetch Sphinx would use), which ``_static/vx-search.js`` turns into section links with a snippet.
+* Every built page keeps one viewport meta tag (the basic theme, the book theme and the pydata
+  theme each write one).
 """
 
 from __future__ import annotations
@@ -101,6 +109,26 @@ def run_it_yourself(filename: str) -> dict:
         "```"
     )
     return {"cell_type": "markdown", "metadata": {}, "source": text, "id": "vx-run-it-yourself"}
+
+
+def hide_figure_code(notebook: dict) -> int:
+    """Tag ``hide-input`` every code cell that draws a figure with its caption (its alt text and
+    caption are string literals in the code, which the figure also says). Returns how many."""
+    hidden = 0
+    for cell in notebook.get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        source = "".join(cell.get("source", ""))
+        draws = any(
+            '<figure class="vx-figure"' in "".join(output.get("data", {}).get("text/html", ""))
+            for output in cell.get("outputs", [])
+        )
+        if draws and "display_figure(" in source and "caption=" in source:
+            tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+            if "hide-input" not in tags:
+                tags.append("hide-input")
+                hidden += 1
+    return hidden
 
 
 # --- the index from the README --------------------------------------------------------------
@@ -264,12 +292,82 @@ def source_read(app: Sphinx, docname: str, source: list[str]) -> None:
     elif app.env.doc2path(docname).suffix == ".ipynb":
         notebook = json.loads(source[0])
         add_figure_html(notebook)
+        hide_figure_code(notebook)
         filename = Path(app.env.doc2path(docname)).name
         notebook["cells"].insert(1, run_it_yourself(filename))
         source[0] = json.dumps(notebook)
 
 
+# --- search text, one viewport ---------------------------------------------------------------
+
+_SKIP = (nodes.raw, nodes.image, nodes.math, nodes.math_block, nodes.comment, nodes.section)
+
+
+def section_texts(doctree: nodes.document) -> list[list[str]]:
+    """[anchor id, title, text] of every section: its own words (prose, code, text outputs), not
+    those of the sections inside it, nor raw HTML, images or TeX."""
+
+    def words(node: nodes.Node) -> list[str]:
+        if isinstance(node, nodes.Text):
+            return [node.astext()]
+        return [w for child in node.children if not isinstance(child, _SKIP) for w in words(child)]
+
+    sections = []
+    for section in doctree.findall(nodes.section):
+        if not section["ids"]:
+            continue
+        title = section[0].astext() if isinstance(section[0], nodes.title) else ""
+        body = [child for child in section.children[1:] if not isinstance(child, _SKIP)]
+        text = " ".join(" ".join(w for child in body for w in words(child)).split())
+        sections.append([section["ids"][0], title, text])
+    return sections
+
+
+def doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    if app.builder.format == "html":
+        if not hasattr(app.env, "vx_search_text"):
+            app.env.vx_search_text = {}
+        app.env.vx_search_text[docname] = section_texts(doctree)
+
+
+def page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    if pagename == "search":
+        app.add_js_file("vx-search-text.js")
+        app.add_js_file("vx-search.js")
+
+
+_VIEWPORT = re.compile(r"\s*<meta name=\"viewport\"[^>]*>")
+
+
+def one_viewport(page: str) -> str:
+    """The page with only its first viewport meta tag."""
+    seen = []
+
+    def keep_first(match: re.Match) -> str:
+        seen.append(match)
+        return match[0] if len(seen) == 1 else ""
+
+    return _VIEWPORT.sub(keep_first, page)
+
+
+def build_finished(app: Sphinx, error: Exception | None) -> None:
+    if error is not None or app.builder.format != "html":
+        return
+    outdir = Path(app.outdir)
+    texts = getattr(app.env, "vx_search_text", {})
+    script = "window.VX_SEARCH_TEXT = " + json.dumps(texts, ensure_ascii=False, sort_keys=True)
+    (outdir / "_static" / "vx-search-text.js").write_text(script + ";\n", encoding="utf-8")
+    for path in outdir.rglob("*.html"):
+        page = path.read_text(encoding="utf-8")
+        tidy = one_viewport(page)
+        if tidy != page:
+            path.write_text(tidy, encoding="utf-8")
+
+
 def setup(app: Sphinx) -> dict:
     app.add_html_math_renderer("mathcore", (visit_math, None), (visit_math_block, None))
     app.connect("source-read", source_read)
+    app.connect("doctree-resolved", doctree_resolved)
+    app.connect("html-page-context", page_context)
+    app.connect("build-finished", build_finished)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
