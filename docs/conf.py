@@ -91,7 +91,10 @@ html_theme_options = {
 # How to cite, from CITATION.cff: on the About page (MyST) and in every page's footer (HTML).
 myst_substitutions = {
     "version": version,
-    "citation": f"{author}. *{CITATION['title']}*. Version {version}.",
+    "citation": (
+        f"{author} ({str(CITATION['date-released'])[:4]}). *{CITATION['title']}*. "
+        f"Version {version}."
+    ),
 }
 html_context = {
     "citation_author": author,

@@ -20,7 +20,10 @@
   ``_static/vx-search-text.js`` (a classic script the search page loads; ``file://`` forbids the
   fetch Sphinx would use), which ``_static/vx-search.js`` turns into section links with a snippet.
 * Every built page keeps one viewport meta tag (the basic theme, the book theme and the pydata
-  theme each write one).
+  theme each write one), and loads no icon script: the theme's 1.56 MB Font Awesome script turns
+  its <i class="fa-..."> icons into SVG, which its own style sheet already draws with the local
+  web font (_static/vendor/fontawesome/webfonts); the script and the theme's source maps are
+  removed from the build.
 """
 
 from __future__ import annotations
@@ -274,6 +277,33 @@ own copy of every notebook (see its README).
 """
 
 
+# --- BibTeX -------------------------------------------------------------------------------------
+
+BIBTEX_MARKER = "<!-- vx-bibtex -->"
+
+
+def bibtex(citation: dict) -> str:
+    """A BibTeX @software entry from CITATION.cff's fields: authors, title, year (of
+    date-released), version, licence, and the repository or URL if the file has one."""
+    authors = " and ".join(
+        f"{{{a['name']}}}" if a.get("name") else f"{a['family-names']}, {a['given-names']}"
+        for a in citation["authors"]
+    )
+    released = str(citation.get("date-released", ""))
+    if not re.match(r"^\d{4}-\d{2}-\d{2}$", released):
+        raise ExtensionError("CITATION.cff needs date-released (YYYY-MM-DD) for the BibTeX year")
+    fields = {
+        "author": authors,
+        "title": f"{{{citation['title']}}}",
+        "year": released[:4],
+        "version": str(citation["version"]),
+        "license": citation.get("license", ""),
+        "url": citation.get("repository-code") or citation.get("url") or "",
+    }
+    body = ",\n".join(f"  {key} = {{{value}}}" for key, value in fields.items() if value)
+    return f"@software{{vitexplain,\n{body}\n}}"
+
+
 # --- events -----------------------------------------------------------------------------------
 
 
@@ -285,6 +315,11 @@ def source_read(app: Sphinx, docname: str, source: list[str]) -> None:
         )
         table = index_markdown(readme_rows(root / "README.md"), notebooks)
         source[0] = source[0].replace(TABLE_MARKER, table)
+    elif BIBTEX_MARKER in source[0]:
+        root = Path(app.confdir).parent
+        citation = yaml.safe_load((root / "CITATION.cff").read_text(encoding="utf-8"))
+        entry = f"```{{code-block}} bibtex\n:class: vx-bibtex\n{bibtex(citation)}\n```"
+        source[0] = source[0].replace(BIBTEX_MARKER, entry)
     elif DOWNLOADS_MARKER in source[0]:
         folder = Path(app.srcdir) / "downloads"
         markdown = downloads_markdown(folder, Path(app.confdir).parent)
@@ -337,6 +372,9 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict, d
 
 
 _VIEWPORT = re.compile(r"\s*<meta name=\"viewport\"[^>]*>")
+_ICON_SCRIPT = re.compile(
+    r"\s*<script defer src=\"[./]*_static/scripts/fontawesome\.js[^\"]*\"></script>"
+)
 
 
 def one_viewport(page: str) -> str:
@@ -357,9 +395,14 @@ def build_finished(app: Sphinx, error: Exception | None) -> None:
     texts = getattr(app.env, "vx_search_text", {})
     script = "window.VX_SEARCH_TEXT = " + json.dumps(texts, ensure_ascii=False, sort_keys=True)
     (outdir / "_static" / "vx-search-text.js").write_text(script + ";\n", encoding="utf-8")
+    scripts = outdir / "_static" / "scripts"
+    for name in ("fontawesome.js", "fontawesome.js.LICENSE.txt"):
+        (scripts / name).unlink(missing_ok=True)
+    for source_map in scripts.glob("*.js.map"):
+        source_map.unlink()
     for path in outdir.rglob("*.html"):
         page = path.read_text(encoding="utf-8")
-        tidy = one_viewport(page)
+        tidy = _ICON_SCRIPT.sub("", one_viewport(page))
         if tidy != page:
             path.write_text(tidy, encoding="utf-8")
 
