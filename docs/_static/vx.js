@@ -5,7 +5,7 @@
 // * Every figure gets a "Full size" button that opens it at its own size in a dialog.
 // * An animated GIF gets a Pause/Play button; with prefers-reduced-motion it starts paused
 //   (a still of its first frame drawn on a canvas).
-// * Every code block gets a Copy button.
+// * Every code block (not a cell's output) gets a Copy button.
 // * A page opened from a search result (?highlight=...) marks the searched words: Sphinx's own
 //   highlighter skips every page that loads its search code, as this theme's pages all do.
 (() => {
@@ -130,6 +130,7 @@
     status.setAttribute("role", "status");
     document.body.append(status);
     for (const block of document.querySelectorAll("article div.highlight")) {
+      if (block.closest(".cell_output")) continue; // an output is not code to copy
       const pre = block.querySelector("pre");
       if (!pre || block.querySelector(".vx-copy")) continue;
       const button = document.createElement("button");
