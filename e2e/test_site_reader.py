@@ -12,7 +12,7 @@ import re
 import pytest
 import test_site
 from playwright.sync_api import Browser, Page
-from test_site import NOTEBOOK_PAGES, SITE, _block_network, _open, _url_of
+from test_site import NOTEBOOK_PAGES, ROOT, SITE, _block_network, _open, _url_of
 
 page = test_site.page  # the site's own browser page (not JupyterLab's)
 
@@ -293,3 +293,40 @@ def test_every_code_block_has_a_copy_button(browser: Browser, browser_context_ar
 def test_one_viewport_meta_per_page():
     for path in sorted(SITE.glob("*.html")) + sorted(SITE.glob("notebooks/*.html")):
         assert path.read_text(encoding="utf-8").count('name="viewport"') == 1, path
+
+
+def test_no_icon_script_and_the_icons_still_draw(page: Page):
+    """The theme's 1.56 MB Font Awesome script is gone from every page and from the build; its
+    style sheet draws the icons with the local web font."""
+    scripts = SITE / "_static" / "scripts"
+    assert not (scripts / "fontawesome.js").exists() and not list(scripts.glob("*.map"))
+    for path in sorted(SITE.glob("*.html")) + sorted(SITE.glob("notebooks/*.html")):
+        assert "fontawesome.js" not in path.read_text(encoding="utf-8"), path
+    attempted = _open(page, NOTEBOOK_PAGES[0])
+    page.evaluate("document.fonts.ready")
+    icon = page.locator(".primary-toggle:visible .fa-bars, .primary-toggle:visible .fa-solid").first
+    drawn = icon.evaluate(
+        """i => [getComputedStyle(i, '::before').content, getComputedStyle(i).fontFamily,
+                 i.getBoundingClientRect().width]"""
+    )
+    assert drawn[0] not in ("none", "normal", "") and "Font Awesome" in drawn[1] and drawn[2] > 0
+    assert page.evaluate("document.fonts.check('900 16px \"Font Awesome 7 Free\"')")
+    assert attempted == []
+
+
+# --- §4 -----------------------------------------------------------------------------------------
+
+
+def test_about_has_a_bibtex_entry_with_year_and_version(page: Page):
+    citation = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    title = re.search(r'^title: "([^"]+)"', citation, re.M)[1]
+    version = re.search(r'^version: "([^"]+)"', citation, re.M)[1]
+    year = re.search(r'^date-released: "(\d{4})-', citation, re.M)[1]
+    _open(page, "about.html")
+    entry = page.locator(".vx-bibtex pre, div.vx-bibtex pre").first.inner_text()
+    assert entry.startswith("@software{vitexplain,")
+    fields = dict(re.findall(r"^\s*(\w+) = \{(.*)\},?$", entry, re.M))
+    assert fields["title"] == "{" + title + "}"
+    assert (fields["year"], fields["version"]) == (year, version)
+    assert page.locator(".vx-bibtex button.vx-copy").count() == 1
+    assert f"({year})" in page.locator("#how-to-cite").inner_text()
