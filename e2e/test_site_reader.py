@@ -330,3 +330,22 @@ def test_about_has_a_bibtex_entry_with_year_and_version(page: Page):
     assert (fields["year"], fields["version"]) == (year, version)
     assert page.locator(".vx-bibtex button.vx-copy").count() == 1
     assert f"({year})" in page.locator("#how-to-cite").inner_text()
+
+
+def test_the_index_says_which_reader_each_feature_serves(page: Page):
+    _open(page, "index.html")
+    note = page.locator(".vx-readers")
+    text = note.inner_text()
+    for reader in (
+        "phone",
+        "keyboard",
+        "screen reader",
+        "run",
+        "Search",
+        "Copy",
+        "Citing",
+        "paper",
+    ):
+        assert reader in text, reader
+    hrefs = note.evaluate("n => [...n.querySelectorAll('a')].map(a => a.href)")
+    assert _url_of("run.html") in hrefs and _url_of("about.html") in hrefs
