@@ -24,6 +24,10 @@
   its <i class="fa-..."> icons into SVG, which its own style sheet already draws with the local
   web font (_static/vendor/fontawesome/webfonts); the script and the theme's source maps are
   removed from the build.
+* Code lines as blocks: each line of a highlighted code block is wrapped in
+  ``<span class="vx-line" style="--vx-indent: N">`` (N its leading spaces), so that print (vx.css)
+  can wrap a long line with its continuation indented under the line's own code instead of at
+  column 0. Pygments' token spans that cross a line end are closed and reopened around it.
 """
 
 from __future__ import annotations
@@ -388,6 +392,46 @@ def one_viewport(page: str) -> str:
     return _VIEWPORT.sub(keep_first, page)
 
 
+_CODE = re.compile(r'(<div class="highlight"><pre>)(.*?)(</pre></div>)', re.S)
+_TAG = re.compile(r"(<[^>]+>)")
+
+
+def code_lines(inner: str) -> str:
+    """A <pre>'s highlighted HTML with every line in a span of its own (see the docstring)."""
+    lines: list[str] = []
+    current: list[str] = []
+    open_tags: list[str] = []
+
+    def end_line(newline: str) -> None:
+        body = "".join(current) + "</span>" * len(open_tags) + newline
+        text = html.unescape(_TAG.sub("", body))
+        indent = len(text) - len(text.lstrip(" "))
+        lines.append(f'<span class="vx-line" style="--vx-indent: {indent}">{body}</span>')
+        current.clear()
+        current.extend(open_tags)
+
+    for part in _TAG.split(inner):
+        if part.startswith("</"):
+            open_tags.pop()
+            current.append(part)
+        elif part.startswith("<"):
+            open_tags.append(part)
+            current.append(part)
+        else:
+            pieces = part.split("\n")
+            for piece in pieces[:-1]:
+                current.append(piece)
+                end_line("\n")
+            current.append(pieces[-1])
+    if _TAG.sub("", "".join(current)):
+        end_line("")
+    return "".join(lines)
+
+
+def wrap_code_lines(page: str) -> str:
+    return _CODE.sub(lambda m: m[1] + code_lines(m[2]) + m[3], page)
+
+
 def build_finished(app: Sphinx, error: Exception | None) -> None:
     if error is not None or app.builder.format != "html":
         return
@@ -402,7 +446,7 @@ def build_finished(app: Sphinx, error: Exception | None) -> None:
         source_map.unlink()
     for path in outdir.rglob("*.html"):
         page = path.read_text(encoding="utf-8")
-        tidy = _ICON_SCRIPT.sub("", one_viewport(page))
+        tidy = wrap_code_lines(_ICON_SCRIPT.sub("", one_viewport(page)))
         if tidy != page:
             path.write_text(tidy, encoding="utf-8")
 
