@@ -4,8 +4,9 @@ Sphinx + myst-nb (the notebooks' stored outputs; nothing is executed) + sphinx-b
 Makefile stages the sources in build/site-src/ (docs/*.md, copies of the notebooks, links to
 figures/, vitexplain/, LICENSE and CITATION.cff), so nothing is duplicated in git. What the
 builder does not do by itself is in _ext/vx_site.py: math as MathML at build time (math-core),
-alt text of figures stored the older way, the index from the README's table, the "run it
-yourself" note; and in _static/ and _templates/: layout fixes, print style, footer.
+the index from the README's table, the "run it yourself" note and page (downloads, commands),
+figure code behind a toggle, search text, BibTeX; and in _static/ and _templates/: layout
+fixes, buttons (full size, pause, copy), search snippets, print style, footer.
 """
 
 from __future__ import annotations

@@ -2,10 +2,9 @@
 
 * ``mathcore``: an HTML math renderer that writes MathML at build time with math-core (no
   MathJax, nothing loaded by the page); display math sits in a box that scrolls by itself.
-* Notebooks: a figure stored as image/png or image/gif with ``metadata[mime]["alt"]`` (the
-  format before figures became HTML ``<figure>`` outputs) is given the same text/html bundle, so
-  its alt text reaches the ``<img>``; a short "run it yourself" note with a download link to the
-  notebook follows the first cell.
+* Notebooks: a short "run it yourself" note with a download link to the notebook follows the
+  first cell. (Every figure is stored as an HTML ``<figure>`` output with its alt text and
+  caption; no stored output is an image with its alt text in metadata any more.)
 * The index: the README's notebook table (thumbnail, notebook, summary) and the toctree, written
   where ``docs/index.md`` has the line ``<!-- vx-notebook-table -->``.
 * The "Run it yourself" page (docs/run.md): the downloads that `make html` builds into the
@@ -76,28 +75,6 @@ def visit_math_block(self, node: nodes.math_block) -> None:
 
 
 # --- notebooks --------------------------------------------------------------------------------
-
-
-def figure_html(mime: str, data: str | list[str], alt: str) -> str:
-    """The text/html bundle of a figure: an <img> with its alt text, data embedded."""
-    payload = "".join(data) if isinstance(data, list) else data
-    src = f"data:{mime};base64,{''.join(payload.split())}"
-    return f'<figure class="vx-figure"><img src="{src}" alt="{html.escape(alt)}"></figure>'
-
-
-def add_figure_html(notebook: dict) -> int:
-    """Give every image output that carries alt text in its metadata, and has no text/html yet,
-    a text/html figure (myst-nb prefers text/html in HTML). Returns how many it changed."""
-    changed = 0
-    for cell in notebook.get("cells", []):
-        for output in cell.get("outputs", []):
-            data = output.get("data", {})
-            for mime in ("image/gif", "image/png"):
-                alt = output.get("metadata", {}).get(mime, {}).get("alt")
-                if mime in data and alt and "text/html" not in data:
-                    data["text/html"] = figure_html(mime, data[mime], alt)
-                    changed += 1
-    return changed
 
 
 def run_it_yourself(filename: str) -> dict:
@@ -330,7 +307,6 @@ def source_read(app: Sphinx, docname: str, source: list[str]) -> None:
         source[0] = source[0].replace(DOWNLOADS_MARKER, markdown)
     elif app.env.doc2path(docname).suffix == ".ipynb":
         notebook = json.loads(source[0])
-        add_figure_html(notebook)
         hide_figure_code(notebook)
         filename = Path(app.env.doc2path(docname)).name
         notebook["cells"].insert(1, run_it_yourself(filename))
