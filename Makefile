@@ -26,7 +26,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 LINT_DIRS := $(wildcard vitexplain tests notebooks benchmarks scripts e2e docs)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help setup lab lab-refresh test test-notebooks test-baseline test-notebooks-baseline html e2e \
+.PHONY: help setup lab lab-refresh test test-notebooks test-baseline test-notebooks-baseline html pdf e2e \
 	figures weights ablation lint bench clean
 
 help:
@@ -44,6 +44,7 @@ help:
 	@echo "  make test-notebooks-baseline  the notebook check under a baseline CPU instruction set"
 	@echo "  make html     the series as a static site in build/html/ (Sphinx, stored outputs,"
 	@echo "                offline; creates $(DOCS_VENV) from requirements-docs.lock, no torch)"
+	@echo "  make pdf      the whole series as one printable PDF in build/ (singlehtml + Chromium)"
 	@echo "  make e2e      browser tests: the notebooks in JupyterLab (a copy, as make lab; keyboard,"
 	@echo "                alt text, git status unchanged after saving), and the site of make html"
 	@echo "  make figures  re-execute every notebook in place: refreshes outputs and figures/"
@@ -72,13 +73,18 @@ $(STAMP): requirements.lock pyproject.toml
 	@printf '%s\n' '{"@jupyterlab/apputils-extension:notification": {"checkForUpdates": false, "fetchNews": "false"}}' > $(LAB_SETTINGS)/overrides.json
 	@touch $@
 
+# What a newcomer reads in the terminal is the address: kernels talk to the server encrypted
+# (CurveZMQ, which ipykernel supports; no warning per kernel about plain TCP), and no language
+# server is looked for (none is installed: no list of 19 skipped ones).
+LAB_QUIET := --KernelManager.transport_encryption=auto --LanguageServerManager.autodetect=False
 # JupyterLab opens the learner's copy, never notebooks/: autosave and Ctrl+S write only into the
 # git-ignored $(LAB_DIR)/ (scripts/lab_notebooks.py copies the notebooks it lacks).
 lab: $(STAMP)
 	@$(BIN)/python scripts/lab_notebooks.py $(LAB_DIR)
 	@echo "JupyterLab on $(LAB_DIR)/ (your copy; \`make lab-refresh\` puts the series' version back)"
 	$(BIN)/jupyter lab --no-browser $(ALLOW_ROOT) \
-	    --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) --ServerApp.root_dir=$(LAB_DIR)
+	    --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) --ServerApp.root_dir=$(LAB_DIR) \
+	    $(LAB_QUIET)
 
 lab-refresh: $(STAMP)
 	$(BIN)/python scripts/lab_notebooks.py --refresh $(LAB_DIR)
@@ -148,9 +154,20 @@ html: $(DOCS_STAMP)
 	@cp -p $(NOTEBOOKS) $(SITE_SRC)/notebooks/
 	@cp -p docs/*.md $(SITE_SRC)/
 	@ln -s $(CURDIR)/figures $(CURDIR)/vitexplain $(CURDIR)/LICENSE $(CURDIR)/CITATION.cff $(SITE_SRC)/
+	@# the Run it yourself page's downloads: wheel, sdist and a zip of the notebooks
+	@$(DOCS_VENV)/bin/python scripts/site_downloads.py $(SITE_SRC)/downloads > /dev/null
 	$(DOCS_VENV)/bin/sphinx-build -q -W --keep-going -b html -c docs -d build/doctrees \
 	    $(SITE_SRC) build/html
 	@echo "the site: build/html/index.html"
+
+# The whole series as one printable PDF: the site's sources as one page (singlehtml, same conf.py),
+# printed by Debian's Chromium with the site's print style, a tagged PDF (figures' alt text) with
+# an outline (scripts/site_pdf.py). Not in CI (a minute or so); e2e/test_site_pdf.py checks it.
+pdf: $(STAMP) html
+	@rm -rf build/singlehtml build/doctrees-single
+	$(DOCS_VENV)/bin/sphinx-build -q -W --keep-going -b singlehtml -c docs -d build/doctrees-single \
+	    $(SITE_SRC) build/singlehtml
+	$(BIN)/python scripts/site_pdf.py build/singlehtml/index.html build/vitexplain.pdf
 
 e2e: $(STAMP) html
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) missing: installing Debian's chromium"; \

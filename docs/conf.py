@@ -4,8 +4,9 @@ Sphinx + myst-nb (the notebooks' stored outputs; nothing is executed) + sphinx-b
 Makefile stages the sources in build/site-src/ (docs/*.md, copies of the notebooks, links to
 figures/, vitexplain/, LICENSE and CITATION.cff), so nothing is duplicated in git. What the
 builder does not do by itself is in _ext/vx_site.py: math as MathML at build time (math-core),
-alt text of figures stored the older way, the index from the README's table, the "run it
-yourself" note; and in _static/ and _templates/: layout fixes, print style, footer.
+the index from the README's table, the "run it yourself" note and page (downloads, commands),
+figure code behind a toggle, search text, BibTeX; and in _static/ and _templates/: layout
+fixes, buttons (full size, pause, copy), search snippets, print style, footer.
 """
 
 from __future__ import annotations
@@ -46,12 +47,15 @@ extensions = ["myst_nb", "vx_site"]
 extensions.append("vx_vit")  # notebook 08's live ViT (docs/_ext/vx_vit.py)
 extensions.append("vx_index")  # the reading path on the index (docs/_ext/vx_index.py)
 root_doc = "index"
-include_patterns = ["index.md", "about.md", "notebooks/[0-9][0-9]_*.ipynb"]
+include_patterns = ["index.md", "about.md", "run.md", "notebooks/[0-9][0-9]_*.ipynb"]
 exclude_patterns = ["**/.ipynb_checkpoints"]
 
 # The notebooks' stored outputs, as they are in git: no kernel, no re-execution.
 nb_execution_mode = "off"
 nb_ipywidgets_js = {}  # no widget state is stored; never load require.js or the widget manager
+# Cells whose code draws a figure are collapsed (vx_site.hide_figure_code): the toggle's words.
+nb_code_prompt_show = "Show the code that draws this figure"
+nb_code_prompt_hide = "Hide the code that draws this figure"
 myst_enable_extensions = ["dollarmath", "colon_fence", "substitution"]
 myst_heading_anchors = 3
 
@@ -85,7 +89,10 @@ html_theme_options = {
 # How to cite, from CITATION.cff: on the About page (MyST) and in every page's footer (HTML).
 myst_substitutions = {
     "version": version,
-    "citation": f"{author}. *{CITATION['title']}*. Version {version}.",
+    "citation": (
+        f"{author} ({str(CITATION['date-released'])[:4]}). *{CITATION['title']}*. "
+        f"Version {version}."
+    ),
 }
 html_context = {
     "citation_author": author,

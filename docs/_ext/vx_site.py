@@ -2,12 +2,31 @@
 
 * ``mathcore``: an HTML math renderer that writes MathML at build time with math-core (no
   MathJax, nothing loaded by the page); display math sits in a box that scrolls by itself.
-* Notebooks: a figure stored as image/png or image/gif with ``metadata[mime]["alt"]`` (the
-  format before figures became HTML ``<figure>`` outputs) is given the same text/html bundle, so
-  its alt text reaches the ``<img>``; a short "run it yourself" note with a download link to the
-  notebook follows the first cell.
+* Notebooks: a short "run it yourself" note with a download link to the notebook follows the
+  first cell. (Every figure is stored as an HTML ``<figure>`` output with its alt text and
+  caption; no stored output is an image with its alt text in metadata any more.)
 * The index: the README's notebook table (thumbnail, notebook, summary) and the toctree, written
   where ``docs/index.md`` has the line ``<!-- vx-notebook-table -->``.
+* The "Run it yourself" page (docs/run.md): the downloads that `make html` builds into the
+  sources' downloads/ folder (scripts/site_downloads.py: wheel, sdist, notebooks zip) and the
+  commands that take a fresh machine from them to JupyterLab, written where the page has the line
+  ``<!-- vx-downloads -->``; the torch pin from requirements.lock, the Python range and any
+  repository address from the project's metadata (none is invented).
+* Figure code a reader can hide: a code cell that draws a figure with its alt text and caption
+  (``vx.display_figure(..., caption=...)``) gets myst-nb's ``hide-input`` tag, so its code sits
+  behind a "Show" toggle and a screen reader hears the alt text and caption once, from the figure.
+* Search with sections and snippets, offline: the text of every section goes into
+  ``_static/vx-search-text.js`` (a classic script the search page loads; ``file://`` forbids the
+  fetch Sphinx would use), which ``_static/vx-search.js`` turns into section links with a snippet.
+* Every built page keeps one viewport meta tag (the basic theme, the book theme and the pydata
+  theme each write one), and loads no icon script: the theme's 1.56 MB Font Awesome script turns
+  its <i class="fa-..."> icons into SVG, which its own style sheet already draws with the local
+  web font (_static/vendor/fontawesome/webfonts); the script and the theme's source maps are
+  removed from the build.
+* Code lines as blocks: each line of a highlighted code block is wrapped in
+  ``<span class="vx-line" style="--vx-indent: N">`` (N its leading spaces), so that print (vx.css)
+  can wrap a long line with its continuation indented under the line's own code instead of at
+  column 0. Pygments' token spans that cross a line end are closed and reopened around it.
 """
 
 from __future__ import annotations
@@ -15,8 +34,10 @@ from __future__ import annotations
 import html
 import json
 import re
+import tomllib
 from pathlib import Path
 
+import yaml
 from docutils import nodes
 from math_core import LatexError, LatexToMathML
 from sphinx.application import Sphinx
@@ -26,6 +47,8 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 _MATHML = LatexToMathML()
 TABLE_MARKER = "<!-- vx-notebook-table -->"
+DOWNLOADS_MARKER = "<!-- vx-downloads -->"
+TORCH_INDEX = "https://download.pytorch.org/whl/cpu"  # PyTorch's own index of CPU-only builds
 
 # --- math -------------------------------------------------------------------------------------
 
@@ -54,42 +77,42 @@ def visit_math_block(self, node: nodes.math_block) -> None:
 # --- notebooks --------------------------------------------------------------------------------
 
 
-def figure_html(mime: str, data: str | list[str], alt: str) -> str:
-    """The text/html bundle of a figure: an <img> with its alt text, data embedded."""
-    payload = "".join(data) if isinstance(data, list) else data
-    src = f"data:{mime};base64,{''.join(payload.split())}"
-    return f'<figure class="vx-figure"><img src="{src}" alt="{html.escape(alt)}"></figure>'
-
-
-def add_figure_html(notebook: dict) -> int:
-    """Give every image output that carries alt text in its metadata, and has no text/html yet,
-    a text/html figure (myst-nb prefers text/html in HTML). Returns how many it changed."""
-    changed = 0
-    for cell in notebook.get("cells", []):
-        for output in cell.get("outputs", []):
-            data = output.get("data", {})
-            for mime in ("image/gif", "image/png"):
-                alt = output.get("metadata", {}).get(mime, {}).get("alt")
-                if mime in data and alt and "text/html" not in data:
-                    data["text/html"] = figure_html(mime, data[mime], alt)
-                    changed += 1
-    return changed
-
-
 def run_it_yourself(filename: str) -> dict:
     """The markdown cell put after a notebook's first cell."""
     text = (
         "```{admonition} Run it yourself\n"
         ":class: tip vx-run\n"
         "This page shows the notebook with the outputs stored in it; nothing was run to build "
-        f"it. Download {{download}}`{filename} <{filename}>` and open it in JupyterLab in an "
-        "environment with the package and its `notebooks` extra (`pip install torch==2.13.0`, "
-        'then `pip install "vitexplain[notebooks]"` from the repository); or clone the repository '
-        "and run `make lab`: it sets up the locked environment and opens your own copy of every "
-        "notebook in JupyterLab, where you can run the cells, change the code and save.\n"
+        f"it. Download {{download}}`{filename} <{filename}>` (a browser shows a `.ipynb` link "
+        "of a page read from a file as text: right-click the link and choose *Save link as*), "
+        "or all the notebooks as one zip from {doc}`/run`, which also offers the package and "
+        "the three commands that take a fresh machine to JupyterLab. With a copy of the "
+        "project's repository, `make lab` sets up the locked environment and opens your own "
+        "copy of every notebook in JupyterLab, where you can run the cells, change the code "
+        "and save.\n"
         "```"
     )
     return {"cell_type": "markdown", "metadata": {}, "source": text, "id": "vx-run-it-yourself"}
+
+
+def hide_figure_code(notebook: dict) -> int:
+    """Tag ``hide-input`` every code cell that draws a figure with its caption (its alt text and
+    caption are string literals in the code, which the figure also says). Returns how many."""
+    hidden = 0
+    for cell in notebook.get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        source = "".join(cell.get("source", ""))
+        draws = any(
+            '<figure class="vx-figure"' in "".join(output.get("data", {}).get("text/html", ""))
+            for output in cell.get("outputs", [])
+        )
+        if draws and "display_figure(" in source and "caption=" in source:
+            tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+            if "hide-input" not in tags:
+                tags.append("hide-input")
+                hidden += 1
+    return hidden
 
 
 # --- the index from the README --------------------------------------------------------------
@@ -132,8 +155,134 @@ def index_markdown(rows: list[dict[str, str]], notebooks: list[str]) -> str:
     return (
         f":::{{container}} vx-index\n{table}\n:::\n\n"
         f"```{{toctree}}\n:hidden:\n:caption: Notebooks\n\n{toctree}\n```\n\n"
-        "```{toctree}\n:hidden:\n:caption: About\n\nabout\n```\n"
+        "```{toctree}\n:hidden:\n:caption: About\n\nabout\nrun\n```\n"
     )
+
+
+# --- the Run it yourself page ----------------------------------------------------------------
+
+
+def _size(path: Path) -> str:
+    return f"{path.stat().st_size / 1e6:.1f} MB"
+
+
+def torch_pin(lock: Path) -> str:
+    """The exact torch requirement of the lock (``torch==2.13.0``)."""
+    for line in lock.read_text(encoding="utf-8").splitlines():
+        if re.match(r"^torch==\S+$", line.strip()):
+            return line.strip()
+    raise ExtensionError(f"{lock.name} pins no torch")
+
+
+def repository_url(root: Path) -> str | None:
+    """The repository's address if the project's metadata gives one (CITATION.cff's
+    repository-code, or a Repository/Source/Homepage URL in pyproject.toml), else None."""
+    citation = yaml.safe_load((root / "CITATION.cff").read_text(encoding="utf-8"))
+    if citation.get("repository-code"):
+        return citation["repository-code"]
+    urls = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"].get(
+        "urls", {}
+    )
+    for key in ("Repository", "Source", "Source Code", "Homepage"):
+        if urls.get(key):
+            return urls[key]
+    return None
+
+
+def downloads_markdown(folder: Path, root: Path) -> str:
+    """The MyST of the downloads table and the commands, from the files in `folder`."""
+    wheels = sorted(folder.glob("vitexplain-*.whl"))
+    sdists = sorted(folder.glob("vitexplain-*.tar.gz"))
+    zips = sorted(folder.glob("vitexplain-notebooks-*.zip"))
+    if not (len(wheels) == len(sdists) == len(zips) == 1):
+        raise ExtensionError(f"{folder} must hold one wheel, one sdist and one notebooks zip")
+    wheel, sdist, notebooks = wheels[0], sdists[0], zips[0]
+    python = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "requires-python"
+    ]
+    unzipped = notebooks.name.removesuffix(".zip")
+
+    def link(path: Path) -> str:
+        return f"{{download}}`{path.name} </downloads/{path.name}>`"
+
+    repository = repository_url(root)
+    where = (
+        f"the project's repository, <{repository}>"
+        if repository
+        else "a copy of the project's repository"
+    )
+    return f"""(downloads)=
+## Downloads
+
+| File | What it is | Size |
+|---|---|---|
+| {link(notebooks)} | the eight notebooks, in one folder `{unzipped}/` | {_size(notebooks)} |
+| {link(wheel)} | the package `vitexplain` (a wheel: what pip installs) | {_size(wheel)} |
+| {link(sdist)} | the package's source (an sdist: pip builds a wheel of it) | {_size(sdist)} |
+
+(commands)=
+## From these files to JupyterLab
+
+You need Python {python.replace(">=", "")} or newer and pip. In a terminal, in the folder that holds
+the downloads, make a fresh virtual environment and unzip the notebooks (on Windows, activate
+with `vx-env\\Scripts\\activate` instead of the `source` line):
+
+:::{{container}} vx-setup
+```bash
+python3 -m venv vx-env
+source vx-env/bin/activate
+python -m zipfile -e {notebooks.name} .
+```
+:::
+
+Then three commands:
+
+:::{{container}} vx-commands
+```bash
+pip install {torch_pin(root / "requirements.lock")} --index-url {TORCH_INDEX}
+pip install "./{wheel.name}[notebooks]"
+jupyter lab {unzipped}
+```
+:::
+
+1. PyTorch first, the CPU build from PyTorch's own index: without `--index-url`, pip takes
+   PyPI's build, which on Linux is the CUDA build of several GB. The stored outputs were made
+   with this version.
+2. The package from the wheel, with its `notebooks` extra (JupyterLab, ipykernel and ipywidgets);
+   pip takes the other dependencies (NumPy, Matplotlib, scikit-learn, ...) from PyPI.
+3. JupyterLab on the notebooks' folder. It prints the address to open, with its token; open
+   `01_patch_tokenization.ipynb` and run the cells.
+
+With {where}, `make lab` does the same with the exact versions of its lock file and opens your
+own copy of every notebook (see its README).
+"""
+
+
+# --- BibTeX -------------------------------------------------------------------------------------
+
+BIBTEX_MARKER = "<!-- vx-bibtex -->"
+
+
+def bibtex(citation: dict) -> str:
+    """A BibTeX @software entry from CITATION.cff's fields: authors, title, year (of
+    date-released), version, licence, and the repository or URL if the file has one."""
+    authors = " and ".join(
+        f"{{{a['name']}}}" if a.get("name") else f"{a['family-names']}, {a['given-names']}"
+        for a in citation["authors"]
+    )
+    released = str(citation.get("date-released", ""))
+    if not re.match(r"^\d{4}-\d{2}-\d{2}$", released):
+        raise ExtensionError("CITATION.cff needs date-released (YYYY-MM-DD) for the BibTeX year")
+    fields = {
+        "author": authors,
+        "title": f"{{{citation['title']}}}",
+        "year": released[:4],
+        "version": str(citation["version"]),
+        "license": citation.get("license", ""),
+        "url": citation.get("repository-code") or citation.get("url") or "",
+    }
+    body = ",\n".join(f"  {key} = {{{value}}}" for key, value in fields.items() if value)
+    return f"@software{{vitexplain,\n{body}\n}}"
 
 
 # --- events -----------------------------------------------------------------------------------
@@ -147,15 +296,141 @@ def source_read(app: Sphinx, docname: str, source: list[str]) -> None:
         )
         table = index_markdown(readme_rows(root / "README.md"), notebooks)
         source[0] = source[0].replace(TABLE_MARKER, table)
+    elif BIBTEX_MARKER in source[0]:
+        root = Path(app.confdir).parent
+        citation = yaml.safe_load((root / "CITATION.cff").read_text(encoding="utf-8"))
+        entry = f"```{{code-block}} bibtex\n:class: vx-bibtex\n{bibtex(citation)}\n```"
+        source[0] = source[0].replace(BIBTEX_MARKER, entry)
+    elif DOWNLOADS_MARKER in source[0]:
+        folder = Path(app.srcdir) / "downloads"
+        markdown = downloads_markdown(folder, Path(app.confdir).parent)
+        source[0] = source[0].replace(DOWNLOADS_MARKER, markdown)
     elif app.env.doc2path(docname).suffix == ".ipynb":
         notebook = json.loads(source[0])
-        add_figure_html(notebook)
+        hide_figure_code(notebook)
         filename = Path(app.env.doc2path(docname)).name
         notebook["cells"].insert(1, run_it_yourself(filename))
         source[0] = json.dumps(notebook)
 
 
+# --- search text, one viewport ---------------------------------------------------------------
+
+_SKIP = (nodes.raw, nodes.image, nodes.math, nodes.math_block, nodes.comment, nodes.section)
+
+
+def section_texts(doctree: nodes.document) -> list[list[str]]:
+    """[anchor id, title, text] of every section: its own words (prose, code, text outputs), not
+    those of the sections inside it, nor raw HTML, images or TeX."""
+
+    def words(node: nodes.Node) -> list[str]:
+        if isinstance(node, nodes.Text):
+            return [node.astext()]
+        return [w for child in node.children if not isinstance(child, _SKIP) for w in words(child)]
+
+    sections = []
+    for section in doctree.findall(nodes.section):
+        if not section["ids"]:
+            continue
+        title = section[0].astext() if isinstance(section[0], nodes.title) else ""
+        body = [child for child in section.children[1:] if not isinstance(child, _SKIP)]
+        text = " ".join(" ".join(w for child in body for w in words(child)).split())
+        sections.append([section["ids"][0], title, text])
+    return sections
+
+
+def doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    if app.builder.format == "html":
+        if not hasattr(app.env, "vx_search_text"):
+            app.env.vx_search_text = {}
+        app.env.vx_search_text[docname] = section_texts(doctree)
+
+
+def page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    if pagename == "search":
+        app.add_js_file("vx-search-text.js")
+        app.add_js_file("vx-search.js")
+
+
+_VIEWPORT = re.compile(r"\s*<meta name=\"viewport\"[^>]*>")
+_ICON_SCRIPT = re.compile(
+    r"\s*<script defer src=\"[./]*_static/scripts/fontawesome\.js[^\"]*\"></script>"
+)
+
+
+def one_viewport(page: str) -> str:
+    """The page with only its first viewport meta tag."""
+    seen = []
+
+    def keep_first(match: re.Match) -> str:
+        seen.append(match)
+        return match[0] if len(seen) == 1 else ""
+
+    return _VIEWPORT.sub(keep_first, page)
+
+
+_CODE = re.compile(r'(<div class="highlight"><pre>)(.*?)(</pre></div>)', re.S)
+_TAG = re.compile(r"(<[^>]+>)")
+
+
+def code_lines(inner: str) -> str:
+    """A <pre>'s highlighted HTML with every line in a span of its own (see the docstring)."""
+    lines: list[str] = []
+    current: list[str] = []
+    open_tags: list[str] = []
+
+    def end_line(newline: str) -> None:
+        body = "".join(current) + "</span>" * len(open_tags) + newline
+        text = html.unescape(_TAG.sub("", body))
+        indent = len(text) - len(text.lstrip(" "))
+        lines.append(f'<span class="vx-line" style="--vx-indent: {indent}">{body}</span>')
+        current.clear()
+        current.extend(open_tags)
+
+    for part in _TAG.split(inner):
+        if part.startswith("</"):
+            open_tags.pop()
+            current.append(part)
+        elif part.startswith("<"):
+            open_tags.append(part)
+            current.append(part)
+        else:
+            pieces = part.split("\n")
+            for piece in pieces[:-1]:
+                current.append(piece)
+                end_line("\n")
+            current.append(pieces[-1])
+    if _TAG.sub("", "".join(current)):
+        end_line("")
+    return "".join(lines)
+
+
+def wrap_code_lines(page: str) -> str:
+    return _CODE.sub(lambda m: m[1] + code_lines(m[2]) + m[3], page)
+
+
+def build_finished(app: Sphinx, error: Exception | None) -> None:
+    if error is not None or app.builder.format != "html":
+        return
+    outdir = Path(app.outdir)
+    texts = getattr(app.env, "vx_search_text", {})
+    script = "window.VX_SEARCH_TEXT = " + json.dumps(texts, ensure_ascii=False, sort_keys=True)
+    (outdir / "_static" / "vx-search-text.js").write_text(script + ";\n", encoding="utf-8")
+    scripts = outdir / "_static" / "scripts"
+    for name in ("fontawesome.js", "fontawesome.js.LICENSE.txt"):
+        (scripts / name).unlink(missing_ok=True)
+    for source_map in scripts.glob("*.js.map"):
+        source_map.unlink()
+    for path in outdir.rglob("*.html"):
+        page = path.read_text(encoding="utf-8")
+        tidy = wrap_code_lines(_ICON_SCRIPT.sub("", one_viewport(page)))
+        if tidy != page:
+            path.write_text(tidy, encoding="utf-8")
+
+
 def setup(app: Sphinx) -> dict:
     app.add_html_math_renderer("mathcore", (visit_math, None), (visit_math_block, None))
     app.connect("source-read", source_read)
+    app.connect("doctree-resolved", doctree_resolved)
+    app.connect("html-page-context", page_context)
+    app.connect("build-finished", build_finished)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

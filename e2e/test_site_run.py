@@ -1,0 +1,211 @@
+"""A reader of the site alone can start running (issue 28): the Run it yourself page offers the
+wheel, the sdist and a zip of the notebooks, made from this checkout's files, and its commands
+take a fresh virtual environment from those files to JupyterLab.
+
+The commands are run as the page prints them, from the files the built site holds, with one
+change that this test makes and says: PyTorch's index (download.pytorch.org) is out of reach
+here, so `--index-url https://download.pytorch.org/whl/cpu` is dropped from the first command
+and pip takes torch 2.13.0 from this machine's configured sources (a CPU wheel on disk; the test
+checks that a CPU build, `+cpu`, was installed). The third command, `jupyter lab <folder>`, gets
+the options a headless test needs (no browser, a free port, a known token, --allow-root as
+root); the Lab must list the eight notebooks, and notebook 01 must run in that environment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import tarfile
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+import test_site
+from playwright.sync_api import Page
+from test_site import ROOT, SITE, _open
+
+page = test_site.page  # the site's own browser page (not JupyterLab's)
+
+TORCH_INDEX_OPTION = " --index-url https://download.pytorch.org/whl/cpu"
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def _torch_pin() -> str:
+    lines = (ROOT / "requirements.lock").read_text(encoding="utf-8").splitlines()
+    return next(line for line in lines if line.startswith("torch=="))
+
+
+def _downloads(page: Page) -> dict[str, Path]:
+    """The Downloads table's links, as files of the built site, by kind."""
+    _open(page, "run.html")
+    hrefs = page.evaluate(
+        "[...document.querySelectorAll('#downloads table a.download')].map(a => a.href)"
+    )
+    files = [Path(unquote(urlparse(h).path)) for h in hrefs]
+    assert all(f.is_file() and f.is_relative_to(SITE) for f in files), files
+    kinds = {
+        "zip": [f for f in files if f.name.endswith(".zip")],
+        "wheel": [f for f in files if f.name.endswith(".whl")],
+        "sdist": [f for f in files if f.name.endswith(".tar.gz")],
+    }
+    assert all(len(v) == 1 for v in kinds.values()) and len(files) == 3, files
+    return {k: v[0] for k, v in kinds.items()}
+
+
+def test_the_downloads_are_this_checkouts_files_and_a_click_saves_them(page: Page):
+    files = _downloads(page)
+    # The notebooks zip: every notebook, byte for byte, in one folder.
+    with zipfile.ZipFile(files["zip"]) as archive:
+        folder = files["zip"].name.removesuffix(".zip")
+        assert sorted(archive.namelist()) == [f"{folder}/{p.name}" for p in NOTEBOOKS]
+        for path in NOTEBOOKS:
+            assert archive.read(f"{folder}/{path.name}") == path.read_bytes(), path.name
+    # The wheel and the sdist: every file of the package, byte for byte.
+    package = sorted(
+        p
+        for p in (ROOT / "vitexplain").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    )
+    with zipfile.ZipFile(files["wheel"]) as wheel:
+        for path in package:
+            assert wheel.read(str(path.relative_to(ROOT))) == path.read_bytes(), path
+    with tarfile.open(files["sdist"]) as sdist:
+        top = files["sdist"].name.removesuffix(".tar.gz")
+        for path in package:
+            member = sdist.extractfile(f"{top}/{path.relative_to(ROOT)}")
+            assert member.read() == path.read_bytes(), path
+    # A click saves each file (Chromium shows no zip or wheel as a page).
+    for kind in ("zip", "wheel"):
+        with page.expect_download() as download:
+            page.locator(f"#downloads a.download[href$='{files[kind].name}']").click()
+        assert download.value.suggested_filename == files[kind].name
+
+
+def test_the_page_names_no_repository_the_metadata_lacks(page: Page):
+    _open(page, "run.html")
+    hrefs = page.evaluate("[...document.querySelectorAll('article a')].map(a => a.href)")
+    remote = [h for h in hrefs if h.startswith(("http:", "https:"))]
+    citation = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert all(h in citation or h in pyproject for h in remote), remote
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_the_three_commands_take_a_fresh_venv_from_the_sites_files_to_jupyterlab(
+    page: Page, tmp_path: Path
+):
+    files = _downloads(page)
+    setup = page.locator(".vx-setup pre").inner_text().strip().splitlines()
+    commands = page.locator(".vx-commands pre").inner_text().strip().splitlines()
+    wheel, unzipped = files["wheel"].name, files["zip"].name.removesuffix(".zip")
+    assert commands == [
+        f"pip install {_torch_pin()}{TORCH_INDEX_OPTION}",
+        f'pip install "./{wheel}[notebooks]"',
+        f"jupyter lab {unzipped}",
+    ]
+    for path in files.values():
+        shutil.copy(path, tmp_path)
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env.pop("VITEXPLAIN_FIGURES_DIR", None)
+    env.pop("MPLBACKEND", None)
+    # The set-up lines and the first two commands, in one shell (the venv stays active); torch's
+    # index URL dropped (see the module's docstring).
+    install = [*setup, commands[0].replace(TORCH_INDEX_OPTION, ""), commands[1]]
+    check = (
+        "python -c 'import sys, torch, vitexplain; "
+        "print(torch.__version__, vitexplain.__version__, vitexplain.__file__, sys.prefix)'"
+    )
+    script = "set -euo pipefail\n" + "\n".join([*install, check]) + "\n"
+    result = subprocess.run(
+        ["bash", "-c", script],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    torch_version, version, location, prefix = result.stdout.split()[-4:]
+    assert torch_version == _torch_pin().split("==")[1] + "+cpu"
+    assert wheel.startswith(f"vitexplain-{version}-")
+    assert Path(location).is_relative_to(tmp_path / "vx-env") and prefix == str(tmp_path / "vx-env")
+    assert sorted(p.name for p in (tmp_path / unzipped).iterdir()) == [p.name for p in NOTEBOOKS]
+
+    # The third command, with a headless test's options.
+    port, token = _free_port(), secrets.token_hex(16)
+    lab_command = f"source vx-env/bin/activate && exec {commands[2]} --no-browser"
+    lab_command += f" --ServerApp.ip=127.0.0.1 --ServerApp.port={port} --ServerApp.port_retries=0"
+    lab_command += f" --IdentityProvider.token={token}"
+    lab_command += " --allow-root" if os.geteuid() == 0 else ""
+    log = (tmp_path / "lab.log").open("wb")
+    lab = subprocess.Popen(
+        ["bash", "-c", lab_command],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        listing = None
+        deadline = time.monotonic() + 120
+        while listing is None and time.monotonic() < deadline and lab.poll() is None:
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}/api/contents/",
+                headers={"Authorization": f"token {token}"},
+            )
+            try:
+                with urllib.request.urlopen(request, timeout=5) as response:
+                    listing = json.loads(response.read())
+            except OSError:
+                time.sleep(0.5)  # the server is not listening yet
+        assert listing is not None, (tmp_path / "lab.log").read_text(errors="replace")[-3000:]
+        names = sorted(item["name"] for item in listing["content"])
+        assert names == [p.name for p in NOTEBOOKS]
+    finally:
+        os.killpg(lab.pid, signal.SIGTERM)
+        try:
+            lab.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(lab.pid, signal.SIGKILL)
+            lab.wait(timeout=10)
+        log.close()
+
+    # ... and a notebook runs in that environment.
+    first = tmp_path / unzipped / NOTEBOOKS[0].name
+    run = (
+        "source vx-env/bin/activate && jupyter nbconvert --to notebook --execute "
+        f"--output {tmp_path / 'executed.ipynb'} {first}"
+    )
+    result = subprocess.run(
+        ["bash", "-c", run], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    executed = json.loads((tmp_path / "executed.ipynb").read_text(encoding="utf-8"))
+    errors = [
+        o for c in executed["cells"] for o in c.get("outputs", []) if o["output_type"] == "error"
+    ]
+    expected_errors = sum(
+        "raises-exception" in c["metadata"].get("tags", []) for c in executed["cells"]
+    )
+    assert len(errors) == expected_errors
+
+
+@pytest.fixture(autouse=True)
+def _no_pip_noise(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PIP_DISABLE_PIP_VERSION_CHECK", "1")
