@@ -172,6 +172,7 @@ e2e: $(STAMP) html
 figures: $(STAMP)
 ifneq ($(NOTEBOOKS),)
 	VITEXPLAIN_FIGURES_DIR=$(CURDIR)/figures $(BIN)/python scripts/execute_notebooks.py $(NOTEBOOKS)
+	$(BIN)/python scripts/explore_frames.py  # the site's Explore frames, into docs/_data/explore/
 else
 	@echo "no notebooks/*.ipynb to execute"
 endif

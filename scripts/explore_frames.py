@@ -55,6 +55,8 @@ def control_entry(explore, name: str) -> dict[str, Any]:
 
 def manifest_and_frames(notebook: str, explore) -> tuple[dict[str, Any], list[bytes]]:
     """The manifest of one Explore section and its frames (PNG bytes, in the states' order)."""
+    from vitexplain import load_mountains
+
     names = list(explore.controls)
     controls = [control_entry(explore, name) for name in names]
     states, frames = [], []
@@ -71,7 +73,13 @@ def manifest_and_frames(notebook: str, explore) -> tuple[dict[str, Any], list[by
                 "numbers": explore.numbers(**values),
             }
         )
-    return {"notebook": notebook, "controls": controls, "states": states}, frames
+    picture = list(load_mountains().shape)  # (H, W): the closed forms of 01 and 05 need it
+    return {
+        "notebook": notebook,
+        "picture": picture,
+        "controls": controls,
+        "states": states,
+    }, frames
 
 
 def write(notebook: str, explore, out: Path) -> int:
