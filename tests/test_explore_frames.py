@@ -102,21 +102,59 @@ def test_the_site_grids_keep_the_teaching_points(explores):
     assert tokens.grid("patch_size") == tokens.values("patch_size")  # all of 01's sizes
 
 
-def test_lab_shows_the_same_alt_text_and_caption_as_the_site(explores):
-    """interact_figure (JupyterLab) and Explore.texts (the site) agree, state by state."""
+STATES = [
+    ("01_patch_tokenization", [{"patch_size": 5}, {"patch_size": 1}]),
+    ("03_sinusoidal_pe_clocks", [{"base": 10.0**4.5, "dim": 256}]),
+    ("05_t2t_soft_split", [{"k": 7, "s": 4, "p": 2}, {"k": 80, "s": 2, "p": 0}]),
+]
+
+
+def _alt_and_caption(markup: str) -> tuple[str, str]:
     import html
     import re
 
-    for notebook, states in [
-        ("01_patch_tokenization", [{"patch_size": 5}, {"patch_size": 1}]),
-        ("03_sinusoidal_pe_clocks", [{"base": 10.0**4.5, "dim": 256}]),
-        ("05_t2t_soft_split", [{"k": 7, "s": 4, "p": 2}, {"k": 80, "s": 2, "p": 0}]),
-    ]:
-        explore = explores[notebook]
-        box = explore.widget()
-        *sliders, shown = box.children
-        for values in states:
-            for slider, name in zip(sliders, explore.controls, strict=True):
-                slider.value = values[name]
-            alt, caption = re.search(r'alt="([^"]*)"><figcaption>([^<]*)<', shown.value).groups()
-            assert (html.unescape(alt), html.unescape(caption)) == explore.texts(**values)
+    alt, caption = re.search(r'alt="([^"]*)"><figcaption>([^<]*)<', markup).groups()
+    return html.unescape(alt), html.unescape(caption)
+
+
+@pytest.mark.parametrize(("notebook", "states"), STATES)
+def test_lab_shows_the_same_alt_text_and_caption_as_the_site(notebook, states, explores):
+    """JupyterLab's widget (anywidget), the ipywidgets fallback (interact_figure) and
+    Explore.texts (the site's manifest) agree, state by state."""
+    from vitexplain import figure_to_png, interact_figure
+
+    explore = explores[notebook]
+    widget = explore.widget()
+    assert type(widget).__name__ == "ExploreWidget"
+    box = interact_figure(
+        explore.draw, alt=explore.alt, caption=explore.caption, **explore.controls
+    )
+    *sliders, shown = box.children
+    for values in states:
+        for slider, name in zip(sliders, explore.controls, strict=True):
+            slider.value = values[name]
+        widget.positions = [explore.values(n).index(values[n]) for n in explore.controls]
+        assert _alt_and_caption(shown.value) == explore.texts(**values)
+        assert _alt_and_caption(widget.figure) == explore.texts(**values)
+        assert widget.caption == explore.texts(**values)[1]
+        png = figure_to_png(explore.draw(**values))
+        assert png in (_png(widget.figure), _png(shown.value))
+
+
+def _png(markup: str) -> bytes:
+    import base64
+    import re
+
+    return base64.b64decode(re.search(r"base64,([A-Za-z0-9+/=]+)", markup)[1])
+
+
+def test_the_widget_offers_every_value_of_the_notebooks_controls(explores):
+    """Its sliders run over all of JupyterLab's values (not the site's grid), with their labels."""
+    for explore in explores.values():
+        widget = explore.widget()
+        for control, name in zip(widget.controls, explore.controls, strict=True):
+            assert control["label"] == explore.controls[name].description
+            assert control["labels"] == explore.labels(name)
+            assert len(control["labels"]) == len(explore.values(name))
+    clocks = explores["03_sinusoidal_pe_clocks"].widget()
+    assert clocks.controls[0]["labels"][12] == "10^4" and clocks.positions == [12, 5]

@@ -49,6 +49,7 @@ __all__ = [
     "MISSING_WIDGETS_MESSAGE",
     "Number",
     "clock_explore",
+    "explore_widget",
     "interact_figure",
     "site_explores",
     "softsplit_explore",
@@ -362,9 +363,133 @@ class Explore:
         fig = self.draw(**values)
         return (figure_to_png(fig), *self.texts(**values))
 
-    def widget(self) -> ipywidgets.VBox | None:
-        """The live controls and figure (:func:`interact_figure`)."""
+    def labels(self, name: str) -> list[str]:
+        """What the reader sees for each value of control ``name`` (a Choice's labels)."""
+        spec = self.controls[name]
+        if isinstance(spec, Choice):
+            return [o[0] if isinstance(o, tuple) and len(o) == 2 else str(o) for o in spec.options]
+        return [str(v) for v in self.values(name)]
+
+    def widget(self) -> Any:
+        """The live controls and figure, for a running notebook.
+
+        With anywidget (the ``notebooks`` extra): :func:`explore_widget`, native labelled range
+        inputs that a screen reader names and reads by value, with the new caption announced.
+        Without it, :func:`interact_figure`'s ipywidgets sliders; without ipywidgets, None
+        (one line says how to install them).
+        """
+        if _ipywidgets() is not None and _anywidget() is not None:
+            return explore_widget(self)
         return interact_figure(self.draw, alt=self.alt, caption=self.caption, **self.controls)
+
+
+def _anywidget():
+    """The anywidget module, or None when it is not installed."""
+    try:
+        return importlib.import_module("anywidget")
+    except ImportError:
+        return None
+
+
+# The widget's front end: plain DOM, written here so that every control is a native, labelled
+# <input type="range"> (its name from its <label>, its value read as the reader sees it through
+# aria-valuetext), with no other Tab stop, and the new figure's caption announced politely.
+_WIDGET_ESM = """
+function render({ model, el }) {
+  const controls = model.get("controls");
+  const uid = "vx-" + Math.random().toString(36).slice(2, 10);
+  const box = document.createElement("div");
+  box.className = "vx-explore-widget";
+  box.setAttribute("role", "group");
+  box.setAttribute("aria-label", "Explore controls");
+  const inputs = controls.map((control, c) => {
+    const row = document.createElement("div");
+    row.style.cssText = "display:flex;gap:0.5em;align-items:center;margin:0.2em 0";
+    const label = document.createElement("label");
+    const input = document.createElement("input");
+    const shown = document.createElement("output");
+    input.type = "range";
+    input.id = uid + "-" + control.name;
+    input.min = 0;
+    input.max = control.labels.length - 1;
+    input.step = 1;
+    label.htmlFor = input.id;
+    label.textContent = control.label;
+    shown.htmlFor = input.id;
+    shown.setAttribute("aria-hidden", "true");
+    const showValue = () => {
+      const text = control.labels[Number(input.value)];
+      input.setAttribute("aria-valuetext", text);
+      shown.textContent = text;
+    };
+    input.value = model.get("positions")[c];
+    showValue();
+    input.addEventListener("input", showValue);
+    input.addEventListener("change", () => {  // on release, and on each key press
+      const positions = inputs.map((i) => Number(i.value));
+      model.set("positions", positions);
+      model.save_changes();
+    });
+    input.addEventListener("keydown", (event) => event.stopPropagation());  // keys stay here
+    row.append(label, input, shown);
+    box.append(row);
+    return input;
+  });
+  const figure = document.createElement("div");
+  figure.innerHTML = model.get("figure");
+  const status = document.createElement("div");
+  status.setAttribute("role", "status");  // polite: the new caption is read after the key
+  status.style.cssText = "position:absolute;width:1px;height:1px;overflow:hidden;" +
+    "clip:rect(0 0 0 0);white-space:nowrap";
+  model.on("change:figure", () => {
+    figure.innerHTML = model.get("figure");
+    status.textContent = model.get("caption");
+  });
+  el.append(box, figure, status);
+}
+export default { render };
+"""
+
+
+def explore_widget(explore: Explore) -> Any:
+    """An anywidget that shows ``explore`` live: labelled sliders, then the figure.
+
+    Args:
+        explore: the section.
+
+    Returns:
+        An ``anywidget.AnyWidget`` (display it, or leave it as the cell's value); its
+        ``positions`` trait holds each control's position in its values.
+    """
+    anywidget = importlib.import_module("anywidget")
+    traitlets = importlib.import_module("traitlets")
+    names = list(explore.controls)
+
+    class ExploreWidget(anywidget.AnyWidget):
+        _esm = _WIDGET_ESM
+        controls = traitlets.List().tag(sync=True)
+        positions = traitlets.List(traitlets.Int()).tag(sync=True)
+        figure = traitlets.Unicode("").tag(sync=True)
+        caption = traitlets.Unicode("").tag(sync=True)
+
+    start = [explore.values(n).index(explore.controls[n].value) for n in names]
+    widget = ExploreWidget(
+        controls=[
+            {"name": n, "label": explore.controls[n].description, "labels": explore.labels(n)}
+            for n in names
+        ],
+        positions=start,
+    )
+
+    def redraw(_change: object = None) -> None:
+        values = {n: explore.values(n)[i] for n, i in zip(names, widget.positions, strict=True)}
+        png, alt, caption = explore.state(**values)
+        widget.caption = caption
+        widget.figure = figure_html(png, "png", alt, caption)
+
+    widget.observe(redraw, names="positions")
+    redraw()
+    return widget
 
 
 def tokenization_explore(image: Any) -> Explore:
