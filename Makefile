@@ -78,9 +78,10 @@ $(STAMP): requirements.lock pyproject.toml
 	    echo "creating $(VENV) with $$($(PYTHON) --version)"; $(PYTHON) -m venv $(VENV); }
 	$(BIN)/python -m pip install --disable-pip-version-check -r requirements.lock
 	$(BIN)/python -m pip install --disable-pip-version-check --no-deps --no-build-isolation -e .
-	@# JupyterLab: no news feed, no update check (keys from apputils-extension/notification.json).
+	@# JupyterLab: no news feed, no update check (keys from apputils-extension/notification.json);
+	@# widget state saved with the notebook, so a reopened Explore shows its figure (not "model not found").
 	@mkdir -p $(LAB_SETTINGS)
-	@printf '%s\n' '{"@jupyterlab/apputils-extension:notification": {"checkForUpdates": false, "fetchNews": "false"}}' > $(LAB_SETTINGS)/overrides.json
+	@printf '%s\n' '{"@jupyterlab/apputils-extension:notification": {"checkForUpdates": false, "fetchNews": "false"}, "@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": true}}' > $(LAB_SETTINGS)/overrides.json
 	@touch $@
 
 # JupyterLab opens the learner's copy, never notebooks/: autosave and Ctrl+S write only into the

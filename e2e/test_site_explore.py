@@ -188,8 +188,10 @@ SOFTSPLIT_JS = """([h, w]) => {
 
 
 def test_05_numbers_equal_the_package_for_all_67200_settings(page: Page):
-    """Token counts (and refusals, with the package's message) for every (k, s, p) of the
-    notebook's sliders; the overlap (pixels in no patch, most patches on a pixel) too."""
+    """Token counts, and refusals with the package's message, for every (k, s, p) of the
+    notebook's sliders. The overlap (pixels of the picture in no patch, most patches on one
+    pixel) against the package's nn.Fold count (vx.overlap_count, ~10 ms a setting) on every
+    drawn setting and on 1,500 others drawn at random (seeded)."""
     import vitexplain as vx
 
     _open(page, "05_t2t_soft_split")
@@ -197,19 +199,27 @@ def test_05_numbers_equal_the_package_for_all_67200_settings(page: Page):
     js = page.evaluate(SOFTSPLIT_JS, [h, w])
     settings = [(k, s, p) for k in range(1, 81) for s in range(1, 41) for p in range(21)]
     assert len(js) == len(settings) == 67_200
-    refused = 0
+    valid = []
     for (k, s, p), got in zip(settings, js, strict=True):
         try:
             rows, cols, tokens = vx.count_tokens(h, w, k, s, p)
         except ValueError as error:
-            refused += 1
             assert got == str(error), (k, s, p)
             continue
-        # The overlap by the package's own nn.Fold count, on the padded picture.
-        counts = vx.overlap_count(h + 2 * p, w + 2 * p, k, s, 0)  # (H + 2p, W + 2p)
-        missed = int((counts[p : p + h, p : p + w] == 0).sum())
-        assert got == [rows, cols, tokens, missed, int(counts.max())], (k, s, p)
-    assert refused == 4_400
+        assert got[:3] == [rows, cols, tokens], (k, s, p)
+        valid.append(((k, s, p), got))
+    assert len(valid) == 62_800
+    grid = {tuple(st["values"].values()) for st in _manifest("05_t2t_soft_split")["states"]}
+    rng = np.random.default_rng(0)
+    picked = set(rng.choice(len(valid), 1_500, replace=False).tolist())
+    checked = 0
+    for index, ((k, s, p), got) in enumerate(valid):
+        if index in picked or (k, s, p) in grid:
+            counts = vx.overlap_count(h + 2 * p, w + 2 * p, k, s, 0)  # (H + 2p, W + 2p)
+            missed = int((counts[p : p + h, p : p + w] == 0).sum())
+            assert got[3:] == [missed, int(counts.max())], (k, s, p)
+            checked += 1
+    assert checked >= 1_500
 
 
 CLOCKS_JS = """() => {
@@ -225,6 +235,8 @@ CLOCKS_JS = """() => {
 
 
 def test_03_numbers_equal_the_package_for_all_11049_settings(page: Page):
+    """The clocks shown and their periods (vx.clock_pairs, vx.clock_periods), and the two table
+    values the page states (from vx.clock_frequencies), for every base and d of the notebook."""
     import vitexplain as vx
 
     _open(page, "03_sinusoidal_pe_clocks")
@@ -235,9 +247,9 @@ def test_03_numbers_equal_the_package_for_all_11049_settings(page: Page):
         assert pairs == vx.clock_pairs(d).tolist(), (base, d)
         expected = vx.clock_periods(d, base)[pairs]
         np.testing.assert_allclose(periods, expected, rtol=1e-12, err_msg=f"{base}, {d}")
-        table = vx.position.sinusoid_encoding(100, d, base).double()
-        assert math.isclose(values[0], table[1, 0], abs_tol=1e-6)
-        assert math.isclose(values[1], table[99, d - 1], abs_tol=1e-6)
+        omega = vx.clock_frequencies(d, base)  # one per pair
+        table = [math.sin(1 * omega[0]), math.cos(99 * omega[(d - 1) // 2])]
+        np.testing.assert_allclose(values, table, atol=1e-12, err_msg=f"{base}, {d}")
 
 
 def test_03_whole_tables_equal_the_package_on_the_drawn_settings(page: Page):
