@@ -408,29 +408,35 @@ function render({ model, el }) {
     const label = document.createElement("label");
     const input = document.createElement("input");
     const shown = document.createElement("output");
+    // A number runs over its own values (the slider's value is what the reader sees); a list
+    // runs over its positions, and aria-valuetext says the label (patch size "20", base "10^4").
+    const first = control.min === undefined ? 0 : control.min;
+    const step = control.step === undefined ? 1 : control.step;
+    const position = () => Math.round((Number(input.value) - first) / step);
     input.type = "range";
     input.id = uid + "-" + control.name;
-    input.min = 0;
-    input.max = control.labels.length - 1;
-    input.step = 1;
+    input.min = first;
+    input.max = first + (control.labels.length - 1) * step;
+    input.step = step;
     label.htmlFor = input.id;
     label.textContent = control.label;
     shown.htmlFor = input.id;
     shown.setAttribute("aria-hidden", "true");
     const showValue = () => {
-      const text = control.labels[Number(input.value)];
-      input.setAttribute("aria-valuetext", text);
+      const text = control.labels[position()];
+      if (control.min === undefined) input.setAttribute("aria-valuetext", text);
       shown.textContent = text;
     };
-    input.value = model.get("positions")[c];
+    input.value = first + model.get("positions")[c] * step;
     showValue();
     input.addEventListener("input", showValue);
     input.addEventListener("change", () => {  // on release, and on each key press
-      const positions = inputs.map((i) => Number(i.value));
+      const positions = inputs.map((i) => Math.round((Number(i.value) - i.vxFirst) / i.vxStep));
       model.set("positions", positions);
       model.save_changes();
     });
-    input.addEventListener("keydown", (event) => event.stopPropagation());  // keys stay here
+    input.vxFirst = first;
+    input.vxStep = step;
     row.append(label, input, shown);
     box.append(row);
     return input;
@@ -446,6 +452,23 @@ function render({ model, el }) {
     status.textContent = model.get("caption");
   });
   el.append(box, figure, status);
+  // JupyterLab's own shortcuts catch arrow keys on their way down (capture), before a focused
+  // slider sees them (ArrowLeft collapses a heading): the slider's keys are handled first here.
+  const steps = { ArrowLeft: -1, ArrowDown: -1, ArrowRight: 1, ArrowUp: 1, PageDown: -10,
+    PageUp: 10, Home: -Infinity, End: Infinity };
+  const onKey = (event) => {
+    const input = inputs.find((i) => i === event.target);
+    if (!input || !(event.key in steps)) return;
+    event.preventDefault();
+    event.stopPropagation();
+    const low = Number(input.min), high = Number(input.max), step = Number(input.step);
+    const next = Number(input.value) + steps[event.key] * step;
+    input.value = Math.min(high, Math.max(low, next));  // Home and End: the ends
+    input.dispatchEvent(new Event("input"));
+    input.dispatchEvent(new Event("change"));
+  };
+  window.addEventListener("keydown", onKey, true);
+  return () => window.removeEventListener("keydown", onKey, true);
 }
 export default { render };
 """
@@ -473,13 +496,14 @@ def explore_widget(explore: Explore) -> Any:
         caption = traitlets.Unicode("").tag(sync=True)
 
     start = [explore.values(n).index(explore.controls[n].value) for n in names]
-    widget = ExploreWidget(
-        controls=[
-            {"name": n, "label": explore.controls[n].description, "labels": explore.labels(n)}
-            for n in names
-        ],
-        positions=start,
-    )
+    controls = []
+    for n in names:
+        spec = explore.controls[n]
+        control = {"name": n, "label": spec.description, "labels": explore.labels(n)}
+        if isinstance(spec, Number):
+            control.update(min=spec.min, step=spec.step)
+        controls.append(control)
+    widget = ExploreWidget(controls=controls, positions=start)
 
     def redraw(_change: object = None) -> None:
         values = {n: explore.values(n)[i] for n, i in zip(names, widget.positions, strict=True)}
