@@ -327,3 +327,17 @@ def test_without_javascript_the_starting_figure_and_caption_stay(
             assert not section.locator("input.vx-explore-slider").first.is_visible()
     finally:
         context.close()
+
+
+def test_the_explore_sections_fit_the_site_budget():
+    """The frames next to the pages and the sections' markup (controls, data, script): <= 6 MB."""
+    import re
+
+    frames = sum(p.stat().st_size for p in (SITE / "_explore").rglob("*.png"))
+    markup = 0
+    for notebook in SECTIONS:
+        page = (SITE / "notebooks" / f"{notebook}.html").read_text(encoding="utf-8")
+        sections = re.findall(r'<div class="vx-explore".*?</script></div>', page, re.S)
+        assert len(sections) == 1, notebook
+        markup += len(sections[0].encode())
+    assert frames + markup <= 6_000_000, (frames, markup)

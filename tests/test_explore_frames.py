@@ -158,3 +158,10 @@ def test_the_widget_offers_every_value_of_the_notebooks_controls(explores):
             assert len(control["labels"]) == len(explore.values(name))
     clocks = explores["03_sinusoidal_pe_clocks"].widget()
     assert clocks.controls[0]["labels"][12] == "10^4" and clocks.positions == [12, 5]
+
+
+def test_the_frames_fit_the_repository_budget():
+    """At most 4 MB in git for the site's Explore frames and manifests (8-bit palette PNGs)."""
+    files = [p for p in DATA.rglob("*") if p.is_file()]
+    assert sum(p.stat().st_size for p in files) <= 4_000_000
+    assert all(p.read_bytes()[25] == 3 for p in files if p.suffix == ".png")  # colour type 3
