@@ -127,9 +127,9 @@ def test_explore_in_lab_is_named_valued_announced_and_survives_reopening(
     values[last] = explore.values(last)[max(position - 1, 0)]
     alt, caption = explore.texts(**values)
     assert figure.get_attribute("alt") == alt
-    status = cell.locator(f"{WIDGET} [role='status']")
+    status = cell.locator(".vx-explore-status[role='status']")
     expect(status).to_have_text(caption, timeout=RUN_ALL_TIMEOUT)
-    live = ax_node(cdp, f"{WIDGET} [role='status']", 0)
+    live = ax_node(cdp, ".vx-explore-status", 0)
     assert ax_property(live, "live") == "polite", live
     assert ax_text(ax_node(cdp, f"{WIDGET} input", len(names) - 1), "name") == (
         explore.controls[last].description

@@ -444,6 +444,7 @@ function render({ model, el }) {
   const figure = document.createElement("div");
   figure.innerHTML = model.get("figure");
   const status = document.createElement("div");
+  status.className = "vx-explore-status";
   status.setAttribute("role", "status");  // polite: the new caption is read after the key
   status.style.cssText = "position:absolute;width:1px;height:1px;overflow:hidden;" +
     "clip:rect(0 0 0 0);white-space:nowrap";
