@@ -147,3 +147,6 @@ def test_explore_in_lab_is_named_valued_announced_and_survives_reopening(
     expect(cell.locator("figure figcaption").last).to_have_text(caption, timeout=RENDER_TIMEOUT)
     assert cell.locator("figure img").last.get_attribute("alt") == alt
     assert "Error displaying widget" not in cell.inner_text()
+    # Leave the working copy as the next test expects it: the series' notebook.
+    page.goto("about:blank")
+    (lab.notebooks / path.name).write_bytes(path.read_bytes())
