@@ -68,9 +68,10 @@ $(STAMP): requirements.lock pyproject.toml
 	    echo "creating $(VENV) with $$($(PYTHON) --version)"; $(PYTHON) -m venv $(VENV); }
 	$(BIN)/python -m pip install --disable-pip-version-check -r requirements.lock
 	$(BIN)/python -m pip install --disable-pip-version-check --no-deps --no-build-isolation -e .
-	@# JupyterLab: no news feed, no update check (keys from apputils-extension/notification.json).
+	@# JupyterLab: no news feed, no update check (keys from apputils-extension/notification.json);
+	@# widget state saved with the notebook, so a reopened Explore shows its figure (not "model not found").
 	@mkdir -p $(LAB_SETTINGS)
-	@printf '%s\n' '{"@jupyterlab/apputils-extension:notification": {"checkForUpdates": false, "fetchNews": "false"}}' > $(LAB_SETTINGS)/overrides.json
+	@printf '%s\n' '{"@jupyterlab/apputils-extension:notification": {"checkForUpdates": false, "fetchNews": "false"}, "@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": true}}' > $(LAB_SETTINGS)/overrides.json
 	@touch $@
 
 # What a newcomer reads in the terminal is the address: kernels talk to the server encrypted
@@ -186,6 +187,7 @@ figures: $(STAMP)
 ifneq ($(NOTEBOOKS),)
 	VITEXPLAIN_FIGURES_DIR=$(CURDIR)/figures $(BIN)/python scripts/execute_notebooks.py $(NOTEBOOKS)
 	$(BIN)/python scripts/export_site_vit.py
+	$(BIN)/python scripts/explore_frames.py  # the site's Explore frames, into docs/_data/explore/
 else
 	@echo "no notebooks/*.ipynb to execute"
 endif

@@ -654,6 +654,14 @@ def cases(scratch: Path) -> dict[str, tuple[dict, list[tuple[dict, str]]]]:
             {"image": picture, "patch_size": 4},
             [bad(patch_size=3), bad(max_labels=-1), bad(image=np.zeros((2, 8, 8)))],
         ),
+        "softsplit_explore": (
+            {"image": picture},
+            [bad(image=np.zeros((2, 8, 8))), bad(image="x")],
+        ),
+        "tokenization_explore": (
+            {"image": picture},
+            [bad(image=np.zeros((2, 8, 8))), bad(image="x")],
+        ),
         "show_tokens_plus_embedding": (
             {"tokens": np.zeros((4, 8)), "embedding": np.zeros((4, 8))},
             [

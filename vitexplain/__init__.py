@@ -98,7 +98,14 @@ from .vit import Block, Mlp, ViT
 
 if TYPE_CHECKING:  # imported on first use at run time (see __getattr__)
     from . import exercises
-    from .explore import Choice, Number, interact_figure
+    from .explore import (
+        Choice,
+        Number,
+        clock_explore,
+        interact_figure,
+        softsplit_explore,
+        tokenization_explore,
+    )
     from .plotting import (
         display_figure,
         display_gif,
@@ -173,6 +180,7 @@ __all__ = [
     "check_shape",
     "Choice",
     "class_token_attention",
+    "clock_explore",
     "clock_frequencies",
     "clock_pairs",
     "clock_periods",
@@ -277,6 +285,7 @@ __all__ = [
     "skew_steps",
     "soft_split",
     "soft_split_boxes",
+    "softsplit_explore",
     "softsplit_frames",
     "swap_patches",
     "T2TModule",
@@ -285,6 +294,7 @@ __all__ = [
     "to_torch_multihead_attention",
     "toeplitz_error",
     "token_position_logits",
+    "tokenization_explore",
     "top_k_overlap",
     "top_key_share",
     "TokenAttention",

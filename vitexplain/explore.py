@@ -27,23 +27,33 @@ runs without a traceback.
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from matplotlib.figure import Figure
 
+from ._checks import check_array
 from .plotting import figure_html, figure_to_png
 from .plotting.files import _CAPTION_PATTERN, _check_display_args
+from .position import clock_pairs, clock_periods
+from .unfold import count_tokens, overlap_count
 
 if TYPE_CHECKING:
     import ipywidgets
 
 __all__ = [
     "Choice",
+    "Explore",
     "MISSING_WIDGETS_MESSAGE",
     "Number",
+    "clock_explore",
+    "explore_widget",
     "interact_figure",
+    "site_explores",
+    "softsplit_explore",
+    "tokenization_explore",
 ]
 
 MISSING_WIDGETS_MESSAGE = (
@@ -189,8 +199,38 @@ def _slider_for(widgets, name: str, control: object) -> ipywidgets.ValueWidget:
 def _value_text(name: str, control: ipywidgets.ValueWidget) -> str:
     label = getattr(control, "label", None)  # a selection's label (e.g. "10^4"), else the value
     value = label if isinstance(label, str) else control.value
-    shown = f"{value:g}" if isinstance(value, float) else str(value)
-    return f"{control.description or name} = {shown}"
+    return f"{control.description or name} = {_number_text(value)}"
+
+
+def _number_text(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _spec_value_text(name: str, spec: Choice | Number, value: Any) -> str:
+    """What :func:`_value_text` says for the slider made from ``spec`` when it shows ``value``."""
+    shown = value
+    if isinstance(spec, Choice):
+        labels = [o[0] if isinstance(o, tuple) and len(o) == 2 else str(o) for o in spec.options]
+        shown = labels[_option_values(list(spec.options)).index(value)]
+    return f"{spec.description or name} = {_number_text(shown)}"
+
+
+def _state_texts(
+    alt: str | Callable[..., str] | None,
+    caption: str | None,
+    shown: str,
+    values: dict[str, Any],
+) -> tuple[str, str]:
+    """The alt text and the caption of the figure drawn for ``values`` (``shown`` names them)."""
+    if callable(alt):
+        text = alt(**values)
+        _check_display_args(None, text, None)
+    elif alt is not None:
+        text = f"{alt.rstrip('.')}; shown for {shown}."
+    else:
+        text = f"The figure of this Explore section, drawn for {shown}."
+    under = f"{caption} ({shown})" if caption is not None else f"Explore: {shown}."
+    return text, under
 
 
 def interact_figure(
@@ -251,17 +291,398 @@ def interact_figure(
         if not isinstance(fig, Figure):
             raise TypeError(f"draw must return a matplotlib Figure, got {type(fig).__name__}")
         shown = ", ".join(_value_text(name, slider) for name, slider in sliders.items())
-        if callable(alt):
-            text = alt(**values)
-            _check_display_args(None, text, None)
-        elif alt is not None:
-            text = f"{alt.rstrip('.')}; shown for {shown}."
-        else:
-            text = f"The figure of this Explore section, drawn for {shown}."
-        under = f"{caption} ({shown})" if caption is not None else f"Explore: {shown}."
+        text, under = _state_texts(alt, caption, shown, values)
         image.value = figure_html(figure_to_png(fig), "png", text, under)
 
     for slider in sliders.values():
         slider.observe(redraw, names="value")
     redraw()
     return widgets.VBox([*sliders.values(), image])
+
+
+# --- the series' three Explore sections, for JupyterLab and for the site --------------------------
+
+
+@dataclass(frozen=True)
+class Explore:
+    """One Explore section: its controls, what it draws, and the words that go with each drawing.
+
+    JupyterLab shows it live (:meth:`widget`); ``scripts/explore_frames.py`` draws every state of
+    :attr:`site_grid` with :meth:`state` for the static site, so both show the same picture, alt
+    text and caption for a state.
+
+    Args:
+        draw: function of the controls' keywords that returns a Figure.
+        controls: keyword -> :class:`Choice` or :class:`Number`, in the order they are shown.
+        alt: what the figure shows for the controls' keywords (a function returning a sentence),
+            or one sentence for every state (the values are appended).
+        caption: ``"Figure <notebook>.<k> — <one sentence>."``; the values are appended.
+        site_grid: keyword -> the values the site draws (all of a control's values when it is
+            not named); each list holds the control's starting value.
+        numbers: function of the controls' keywords returning the closed-form numbers of a
+            state (a dict of JSON values) that the site computes again in JavaScript.
+    """
+
+    draw: Callable[..., Figure]
+    controls: dict[str, Choice | Number]
+    alt: str | Callable[..., str]
+    caption: str
+    site_grid: dict[str, list[Any]]
+    numbers: Callable[..., dict[str, Any]]
+
+    def __post_init__(self) -> None:
+        for name, values in self.site_grid.items():
+            allowed = self.values(name)
+            if not values or any(v not in allowed for v in values):
+                raise ValueError(
+                    f"site_grid[{name!r}] must hold values of its control, got {values}"
+                )
+            if self.controls[name].value not in values:
+                raise ValueError(f"site_grid[{name!r}] must hold the starting value")
+
+    def values(self, name: str) -> list[Any]:
+        """Every value the JupyterLab control ``name`` can take, in slider order."""
+        spec = self.controls[name]
+        if isinstance(spec, Choice):
+            return _option_values(list(spec.options))
+        return list(range(spec.min, spec.max + 1, spec.step))
+
+    def grid(self, name: str) -> list[Any]:
+        """The values of control ``name`` that the site draws."""
+        return list(self.site_grid.get(name, self.values(name)))
+
+    def texts(self, **values: Any) -> tuple[str, str]:
+        """(alt text, caption) of the figure for ``values``, as JupyterLab's Explore shows them."""
+        shown = ", ".join(
+            _spec_value_text(name, spec, values[name]) for name, spec in self.controls.items()
+        )
+        return _state_texts(self.alt, self.caption, shown, values)
+
+    def state(self, **values: Any) -> tuple[bytes, str, str]:
+        """(PNG bytes, alt text, caption) of the figure JupyterLab shows for ``values``."""
+        fig = self.draw(**values)
+        return (figure_to_png(fig), *self.texts(**values))
+
+    def labels(self, name: str) -> list[str]:
+        """What the reader sees for each value of control ``name`` (a Choice's labels)."""
+        spec = self.controls[name]
+        if isinstance(spec, Choice):
+            return [o[0] if isinstance(o, tuple) and len(o) == 2 else str(o) for o in spec.options]
+        return [str(v) for v in self.values(name)]
+
+    def widget(self) -> Any:
+        """The live controls and figure, for a running notebook.
+
+        With anywidget (the ``notebooks`` extra): :func:`explore_widget`, native labelled range
+        inputs that a screen reader names and reads by value, with the new caption announced.
+        Without it, :func:`interact_figure`'s ipywidgets sliders; without ipywidgets, None
+        (one line says how to install them).
+        """
+        if _ipywidgets() is not None and _anywidget() is not None:
+            return explore_widget(self)
+        return interact_figure(self.draw, alt=self.alt, caption=self.caption, **self.controls)
+
+
+def _anywidget():
+    """The anywidget module, or None when it is not installed."""
+    try:
+        return importlib.import_module("anywidget")
+    except ImportError:
+        return None
+
+
+# The widget's front end: plain DOM, written here so that every control is a native, labelled
+# <input type="range"> (its name from its <label>, its value read as the reader sees it through
+# aria-valuetext), with no other Tab stop, and the new figure's caption announced politely.
+_WIDGET_ESM = """
+function render({ model, el }) {
+  const controls = model.get("controls");
+  const uid = "vx-" + Math.random().toString(36).slice(2, 10);
+  const box = document.createElement("div");
+  box.className = "vx-explore-widget";
+  box.setAttribute("role", "group");
+  box.setAttribute("aria-label", "Explore controls");
+  const inputs = controls.map((control, c) => {
+    const row = document.createElement("div");
+    row.style.cssText = "display:flex;gap:0.5em;align-items:center;margin:0.2em 0";
+    const label = document.createElement("label");
+    const input = document.createElement("input");
+    const shown = document.createElement("output");
+    // A number runs over its own values (the slider's value is what the reader sees); a list
+    // runs over its positions, and aria-valuetext says the label (patch size "20", base "10^4").
+    const first = control.min === undefined ? 0 : control.min;
+    const step = control.step === undefined ? 1 : control.step;
+    const position = () => Math.round((Number(input.value) - first) / step);
+    input.type = "range";
+    input.id = uid + "-" + control.name;
+    input.min = first;
+    input.max = first + (control.labels.length - 1) * step;
+    input.step = step;
+    label.htmlFor = input.id;
+    label.textContent = control.label;
+    shown.htmlFor = input.id;
+    shown.setAttribute("aria-hidden", "true");
+    const showValue = () => {
+      const text = control.labels[position()];
+      if (control.min === undefined) input.setAttribute("aria-valuetext", text);
+      shown.textContent = text;
+    };
+    input.value = first + model.get("positions")[c] * step;
+    showValue();
+    input.addEventListener("input", showValue);
+    input.addEventListener("change", () => {  // on release, and on each key press
+      const positions = inputs.map((i) => Math.round((Number(i.value) - i.vxFirst) / i.vxStep));
+      model.set("positions", positions);
+      model.save_changes();
+    });
+    input.vxFirst = first;
+    input.vxStep = step;
+    row.append(label, input, shown);
+    box.append(row);
+    return input;
+  });
+  const figure = document.createElement("div");
+  figure.innerHTML = model.get("figure");
+  const status = document.createElement("div");
+  status.className = "vx-explore-status";
+  status.setAttribute("role", "status");  // polite: the new caption is read after the key
+  status.style.cssText = "position:absolute;width:1px;height:1px;overflow:hidden;" +
+    "clip:rect(0 0 0 0);white-space:nowrap";
+  model.on("change:figure", () => {
+    figure.innerHTML = model.get("figure");
+    status.textContent = model.get("caption");
+  });
+  el.append(box, figure, status);
+  // JupyterLab's own shortcuts catch arrow keys on their way down (capture), before a focused
+  // slider sees them (ArrowLeft collapses a heading): the slider's keys are handled first here.
+  const steps = { ArrowLeft: -1, ArrowDown: -1, ArrowRight: 1, ArrowUp: 1, PageDown: -10,
+    PageUp: 10, Home: -Infinity, End: Infinity };
+  const onKey = (event) => {
+    const input = inputs.find((i) => i === event.target);
+    if (!input || !(event.key in steps)) return;
+    event.preventDefault();
+    event.stopPropagation();
+    const low = Number(input.min), high = Number(input.max), step = Number(input.step);
+    const next = Number(input.value) + steps[event.key] * step;
+    input.value = Math.min(high, Math.max(low, next));  // Home and End: the ends
+    input.dispatchEvent(new Event("input"));
+    input.dispatchEvent(new Event("change"));
+  };
+  window.addEventListener("keydown", onKey, true);
+  return () => window.removeEventListener("keydown", onKey, true);
+}
+export default { render };
+"""
+
+
+def explore_widget(explore: Explore) -> Any:
+    """An anywidget that shows ``explore`` live: labelled sliders, then the figure.
+
+    Args:
+        explore: the section.
+
+    Returns:
+        An ``anywidget.AnyWidget`` (display it, or leave it as the cell's value); its
+        ``positions`` trait holds each control's position in its values.
+    """
+    anywidget = importlib.import_module("anywidget")
+    traitlets = importlib.import_module("traitlets")
+    names = list(explore.controls)
+
+    class ExploreWidget(anywidget.AnyWidget):
+        _esm = _WIDGET_ESM
+        controls = traitlets.List().tag(sync=True)
+        positions = traitlets.List(traitlets.Int()).tag(sync=True)
+        figure = traitlets.Unicode("").tag(sync=True)
+        caption = traitlets.Unicode("").tag(sync=True)
+
+    start = [explore.values(n).index(explore.controls[n].value) for n in names]
+    controls = []
+    for n in names:
+        spec = explore.controls[n]
+        control = {"name": n, "label": spec.description, "labels": explore.labels(n)}
+        if isinstance(spec, Number):
+            control.update(min=spec.min, step=spec.step)
+        controls.append(control)
+    widget = ExploreWidget(controls=controls, positions=start)
+
+    def redraw(_change: object = None) -> None:
+        values = {n: explore.values(n)[i] for n, i in zip(names, widget.positions, strict=True)}
+        png, alt, caption = explore.state(**values)
+        widget.caption = caption
+        widget.figure = figure_html(png, "png", alt, caption)
+
+    widget.observe(redraw, names="positions")
+    redraw()
+    return widget
+
+
+def tokenization_explore(image: Any) -> Explore:
+    """Notebook 01's Explore: the patch grid and the token matrix for each patch size P.
+
+    Args:
+        image: the picture, shape (H, W); P runs over the common divisors of H and W.
+
+    Returns:
+        The section; the site draws every patch size.
+    """
+    from .plotting import show_tokenization
+
+    h, w = check_array("image", image, ndim=2).shape
+    sizes = [p for p in range(1, min(h, w) + 1) if h % p == 0 and w % p == 0]
+
+    def numbers(patch_size: int) -> dict[str, Any]:
+        rows, cols, tokens = count_tokens(h, w, patch_size, patch_size, 0)
+        return {"rows": rows, "cols": cols, "tokens": tokens, "length": patch_size**2}
+
+    def alt(patch_size: int) -> str:
+        n = numbers(patch_size)
+        return (
+            f"Left, the picture cut into {n['rows']} by {n['cols']} = {n['tokens']} patches of "
+            f"{patch_size} by {patch_size} pixels (P = {patch_size}); right, the token matrix "
+            f"they make: {n['tokens']} rows of length {n['length']}."
+        )
+
+    return Explore(
+        draw=lambda patch_size: show_tokenization(image, patch_size),
+        controls={"patch_size": Choice(sizes, sizes[-1], "patch size P")},
+        alt=alt,
+        caption="Figure 1.4 — The patch grid and the token matrix for the chosen patch size.",
+        site_grid={},
+        numbers=numbers,
+    )
+
+
+CLOCK_EXPONENTS = [e / 4 for e in range(4, 33)]
+"""Notebook 03's bases are 10 to these powers: 10^1, 10^1.25, ..., 10^8."""
+CLOCK_SITE_DIMS = [8, 16, 18, 64, 256, 768]
+"""The lengths d the site draws: both ends, the start (18), and 16 and 256 (the text compares)."""
+
+
+def clock_explore() -> Explore:
+    """Notebook 03's Explore: the sinusoidal table and nine clocks for a base and a length d.
+
+    Returns:
+        The section. JupyterLab offers 29 bases (a quarter decade apart) and every even d from 8
+        to 768 (11,049 states); the site draws the 15 bases a half decade apart (10^1 ... 10^8)
+        and the lengths of :data:`CLOCK_SITE_DIMS` (90 states).
+    """
+    from .plotting import show_clock_explorer
+
+    def numbers(base: float, dim: int) -> dict[str, Any]:
+        pairs = clock_pairs(dim)
+        return {"pairs": pairs.tolist(), "periods": clock_periods(dim, base)[pairs].tolist()}
+
+    def alt(base: float, dim: int) -> str:
+        n = numbers(base, dim)
+        return (
+            f"Left, the sinusoidal table for 100 positions and d = {dim}, base 10^"
+            f"{math.log10(base):g}; right, {len(n['pairs'])} of its clocks, each a unit circle "
+            f"traced by the positions, from the fastest (one turn every "
+            f"{_readable(n['periods'][0])} tokens) to the slowest (one turn every "
+            f"{_readable(n['periods'][-1])} tokens)."
+        )
+
+    return Explore(
+        draw=show_clock_explorer,
+        controls={
+            "base": Choice([(f"10^{e:g}", 10.0**e) for e in CLOCK_EXPONENTS], 1e4, "base"),
+            "dim": Number(18, 8, 768, "d", step=2),
+        },
+        alt=alt,
+        caption="Figure 3.11 — The table and nine clocks for the chosen base and length d.",
+        site_grid={"base": [10.0**e for e in CLOCK_EXPONENTS[::2]], "dim": CLOCK_SITE_DIMS},
+        numbers=numbers,
+    )
+
+
+SOFTSPLIT_SITE_GRID = {"k": [3, 7, 16, 20, 80], "s": [2, 4, 10, 16], "p": [0, 1, 2, 5]}
+"""The soft splits the site draws (80 of JupyterLab's 67,200): T2T's two splits (k, s, p) = (7,
+4, 2) and (3, 2, 1), ViT's split s = k with p = 0 for k = 16 (which leaves pixels out), strides
+larger than the kernel (k = 3 or 7 with s = 10 or 16: pixels in no patch), the start (20, 10, 5),
+and a kernel larger than the padded picture (k = 80: the package's error message)."""
+
+
+def softsplit_explore(image: Any) -> Explore:
+    """Notebook 05's Explore: the patches and the overlap counts of a soft split (k, s, p).
+
+    Args:
+        image: the picture, shape (H, W).
+
+    Returns:
+        The section; the site draws the splits of :data:`SOFTSPLIT_SITE_GRID`.
+    """
+    from .plotting import show_softsplit_explorer
+
+    h, w = check_array("image", image, ndim=2).shape
+
+    def numbers(k: int, s: int, p: int) -> dict[str, Any]:
+        try:
+            rows, cols, tokens = count_tokens(h, w, k, s, p)
+        except ValueError as error:
+            return {"error": f"ValueError: {error}"}
+        counts = overlap_count(h + 2 * p, w + 2 * p, k, s, 0)  # (H + 2p, W + 2p)
+        missed = int((counts[p : p + h, p : p + w] == 0).sum())
+        most = int(counts.max())
+        return {
+            "rows": rows,
+            "cols": cols,
+            "tokens": tokens,
+            "length": k * k,
+            "missed": missed,
+            "most": most,
+        }
+
+    def alt(k: int, s: int, p: int) -> str:
+        n = numbers(k, s, p)
+        split = f"k = {k}, s = {s}, p = {p}"
+        if "error" in n:
+            return f"No soft split with {split}; the figure shows the message {n['error']}."
+        top = (
+            f"Top, the {n['tokens']} patches of {k} by {k} pixels ({split}) outlined on the "
+            "padded Mountain"
+            if n["tokens"] <= 1000  # show_softsplit_coverage's max_outlines
+            else f"Top, the padded Mountain ({split}; {n['tokens']} patches, too many to outline)"
+        )
+        missed = (
+            f"{n['missed']} pixels of the picture lie in no patch"
+            if n["missed"]
+            else "every pixel of the picture lies in at least one patch"
+        )
+        return (
+            f"{top}; bottom, how many patches cover each pixel, at most {n['most']}: {missed}; "
+            f"{n['rows']} x {n['cols']} = {n['tokens']} tokens of length {n['length']}."
+        )
+
+    return Explore(
+        draw=lambda k, s, p: show_softsplit_explorer(image, k, s, p),
+        controls={
+            "k": Number(20, 1, 80, "kernel k"),
+            "s": Number(10, 1, 40, "stride s"),
+            "p": Number(5, 0, 20, "padding p"),
+        },
+        alt=alt,
+        caption="Figure 5.6 — The patches and the overlap counts of a soft split you choose.",
+        site_grid=SOFTSPLIT_SITE_GRID,
+        numbers=numbers,
+    )
+
+
+def _readable(number: float) -> str:
+    """A period as a reader says it: 6.28, 1,780 or 3.2 x 10^7."""
+    if number < 1e6:
+        return f"{number:,.3g}" if number < 1000 else f"{number:,.0f}"
+    exponent = math.floor(math.log10(number))
+    return f"{number / 10**exponent:.3g} x 10^{exponent}"
+
+
+def site_explores() -> dict[str, Explore]:
+    """The series' Explore sections by notebook name (``scripts/explore_frames.py`` draws them)."""
+    from .data import load_mountains
+
+    mountains = load_mountains()
+    return {
+        "01_patch_tokenization": tokenization_explore(mountains),
+        "03_sinusoidal_pe_clocks": clock_explore(),
+        "05_t2t_soft_split": softsplit_explore(mountains),
+    }
