@@ -129,7 +129,7 @@ def _a(noun: str) -> str:
 
 def _scalar_repr(value: Any) -> str:
     if type(value) is int and value.bit_length() > 128:
-        return f"{len(str(abs(value))) if value.bit_length() < 13000 else 'thousands of'} digits"
+        return f"about {int(value.bit_length() * math.log10(2)) + 1} digits"
     return _REPR.repr(value)
 
 
@@ -348,7 +348,7 @@ def grade_value(spec: ValueSpec, answer: Any, given: Any = None) -> str | None:
         return None
     for rule in spec.rules:
         if _matches(spec, rule, value):
-            return rule.hint.replace("{answer}", str(value))
+            return rule.hint.replace("{answer}", _scalar_repr(value))
     return spec.default
 
 

@@ -308,9 +308,10 @@ class LearnerFunction:
         if self.returns is int:
             return value
         array, dtype = value
+        if self.returns is np.ndarray:  # NumPy has no bfloat16: float16 keeps its tolerance
+            return array.astype(np.float16) if dtype == "bfloat16" else array
         tensor = torch.from_numpy(array)
-        tensor = tensor.bfloat16() if dtype == "bfloat16" else tensor
-        return tensor if self.returns is torch.Tensor else tensor.numpy()
+        return tensor.bfloat16() if dtype == "bfloat16" else tensor
 
 
 Outcome = tuple[str, str | None]  # ("hint", hint or None) | ("learner" | "bug", message)

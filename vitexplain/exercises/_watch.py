@@ -24,6 +24,8 @@ def display_name(path: str) -> str:
     for prefix, short in (("torch.nn.functional.", "F."), ("torch.nn.", "nn.")):
         if path.startswith(prefix):
             return short + path.removeprefix(prefix)
+    if path.startswith("vitexplain.exercises."):
+        return "vx." + path.removeprefix("vitexplain.")
     if path.startswith("vitexplain."):
         return "vx." + path.rpartition(".")[2]
     return path

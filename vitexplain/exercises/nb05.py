@@ -8,7 +8,7 @@ from torch import nn
 from ..data import load_mountains
 from ..patches import patchify
 from ..unfold import count_tokens
-from ._rules import Exercise, Rule, ValueSpec, close
+from ._rules import Exercise, Rule, ValueSpec, close, describe
 
 __all__ = ["EXERCISES"]
 
@@ -85,7 +85,7 @@ def _grade_count(fn) -> str | None:
         expected = nn.Unfold(k, stride=s, padding=p)(torch.zeros(1, 1, h, w)).shape[-1]
         if got != expected:
             return (
-                f"count({h}, {w}, {k}, {s}, {p}) gave {got}: per side, the windows fit "
+                f"count({h}, {w}, {k}, {s}, {p}) gave {describe(got)}: per side, the windows fit "
                 "floor((size + 2p - k) / s) + 1 times"
             )
     return None

@@ -120,13 +120,14 @@ def _grade_rollout(answer) -> str | None:
                 f"expected a tensor of shape (B, N, N) = {tuple(expected.shape)}, got shape "
                 f"{tuple(got.shape)}"
             )
+        if close(got, expected):
+            continue
         if close(got, attention_rollout(maps, residual=False)):
             return "the residual connection is missing: add the identity to each averaged map"
         reversed_order = attention_rollout(maps[::-1])
         if depth > 1 and close(got, reversed_order):
             return "the product runs the other way: the later block goes on the left"
-        if not close(got, expected):
-            return "average the heads, add the identity, renormalise each row, then multiply"
+        return "average the heads, add the identity, renormalise each row, then multiply"
     return None
 
 
