@@ -17,7 +17,7 @@ import torch.nn.functional as F
 
 import vitexplain as vx
 from vitexplain import exercises as ex
-from vitexplain.exercises import _run, _watch
+from vitexplain.exercises import _rules, _watch
 
 ALL = ex.exercises()
 VALUES = sorted(i for i, e in ALL.items() if e.returns is None)
@@ -503,5 +503,5 @@ def test_is_unfilled_tells_a_written_body_from_dots():
     def forgot_return(x):
         x + 1  # noqa: B018
 
-    assert not _run.is_unfilled(written) and not _run.is_unfilled(forgot_return)
-    assert not _run.is_unfilled(print) and not _run.is_unfilled(functools.partial(written, 1))
+    assert not _rules.is_unfilled(written) and not _rules.is_unfilled(forgot_return)
+    assert not _rules.is_unfilled(print) and not _rules.is_unfilled(functools.partial(written, 1))

@@ -36,9 +36,10 @@ from ._rules import (
     close,
     describe,
     grade_value,
+    is_unfilled,
     normalize,
 )
-from ._run import LearnerFunction, clean_state, grade_function, is_unfilled
+from ._run import LearnerFunction, clean_state, grade_function, prestart
 
 __all__ = [
     "ANSWER_TIME_LIMIT",
@@ -156,6 +157,7 @@ def grade(exercise_id: str, answer: Any) -> str | None:
         function that calls a helper the task forbids.
     """
     item = exercise(exercise_id)
+    prestart()  # without fork: a worker warms up for the next function answer
     if answer is Ellipsis:
         return NO_ANSWER
     with clean_state():

@@ -17,7 +17,6 @@ the function is sent by value (``cloudpickle``) to a worker started ahead of tim
 from __future__ import annotations
 
 import contextlib
-import dis
 import io
 import multiprocessing
 import os
@@ -29,13 +28,12 @@ import types
 import warnings
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
-from types import CodeType
 from typing import Any
 
 import numpy as np
 import torch
 
-from ._rules import Unusable, describe, normalize
+from ._rules import LearnerError, coerce
 from ._watch import watch
 
 #: "fork" or "spawn"; None: fork where the platform defaults to it (Linux), else spawn.
@@ -46,18 +44,6 @@ STARTUP_LIMIT = 120.0
 MEMORY_LIMIT = 2 << 30
 #: Characters of the function's printing shown after a grading.
 PRINT_LIMIT = 2000
-
-#: What a function answer must return, as the hints name it.
-EXPECTED: dict[type, str] = {
-    torch.Tensor: "a tensor (a NumPy array is fine too)",
-    np.ndarray: "a NumPy array (a tensor is fine too)",
-    int: "an int",
-}
-
-
-class LearnerError(Exception):
-    """The learner's function failed: it raised, ran out of time, returned the wrong type, or
-    ended its process. The message is the hint."""
 
 
 @contextlib.contextmanager
@@ -76,69 +62,6 @@ def clean_state() -> Iterator[None]:
         torch.set_default_dtype(dtype)
         np.random.set_state(states[0])
         random.setstate(states[1])
-
-
-def is_unfilled(function: Callable[..., Any]) -> bool:
-    """Whether a function's body is still only ``...`` or ``pass`` (a docstring aside)."""
-    code = getattr(function, "__code__", None)
-    if not isinstance(code, CodeType):
-        return False
-    ops = [i for i in dis.get_instructions(code) if i.opname not in ("RESUME", "NOP", "CACHE")]
-    if len(ops) == 1 and ops[0].opname == "RETURN_CONST":  # Python 3.12+
-        return ops[0].argval is None or ops[0].argval is Ellipsis
-    return (
-        len(ops) == 2
-        and ops[0].opname == "LOAD_CONST"
-        and (ops[0].argval is None or ops[0].argval is Ellipsis)
-        and ops[1].opname == "RETURN_VALUE"
-    )
-
-
-def _array(result: Any) -> np.ndarray:
-    """A plain NumPy array of numbers, or LearnerError (in the worker)."""
-    if isinstance(result, torch.Tensor):
-        if result.is_meta:
-            raise LearnerError("your function returned a tensor on the meta device: no values")
-        with torch._C.DisableTorchFunctionSubclass():
-            tensor = result.detach().cpu().as_subclass(torch.Tensor)
-        result = (tensor.float() if tensor.dtype == torch.bfloat16 else tensor).numpy()
-        keep = str(tensor.dtype).removeprefix("torch.")  # bfloat16 keeps its tolerance
-        return np.array(result, dtype=result.dtype), keep
-    array = np.array(result)
-    if array.dtype.kind not in "biuf":
-        raise ValueError
-    return array, str(array.dtype)
-
-
-def coerce(result: Any, returns: type) -> Any:
-    """The function's result as plain data (in the worker): a Python int, or (array, dtype name)
-    for a tensor or array; else LearnerError with the hint."""
-    if result is None:
-        raise LearnerError("your function returned None: is a `return` missing?")
-    wrong = LearnerError(f"your function returned {describe(result)}; expected {EXPECTED[returns]}")
-    if returns is int:
-        try:
-            value = normalize(result)
-        except Unusable as error:
-            raise LearnerError(f"your function returned {describe(result)}: {error}") from None
-        if type(value) is float and value.is_integer():
-            value = int(value)
-        if type(value) is not int:
-            raise wrong
-        return value
-    if isinstance(result, tuple | list) and any(
-        isinstance(item, torch.Tensor | np.ndarray) and item.ndim > 0 for item in result
-    ):
-        raise LearnerError(
-            f"your function returned {describe(result)}; return only {EXPECTED[returns]}, "
-            "not a tuple or list of them"
-        )
-    if not isinstance(result, torch.Tensor | np.ndarray | list | tuple):
-        raise wrong
-    try:
-        return _array(result)
-    except (TypeError, ValueError, RuntimeError):
-        raise wrong from None
 
 
 def _fresh_state() -> None:
