@@ -39,8 +39,9 @@ def main() -> None:
     parser.add_argument("--spawn", action="store_true", help="grade without fork")
     args = parser.parse_args()
     env = dict(os.environ, VITEXPLAIN_GRADER_START="spawn" if args.spawn else "")
-    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}, start method {'spawn' if args.spawn else 'default'}")  # fmt: skip
+    method = "spawn" if args.spawn else "default"
+    machine = platform.processor() or platform.machine()
+    print(f"{machine}, {os.cpu_count()} cores, Python {platform.python_version()}, {method}")
     print(f"{'exercise':>8} {'first (s)':>10} {'again (s)':>10} {'wrong (s)':>10}")
     rows = []
     for notebook in range(1, 9):
