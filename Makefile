@@ -172,6 +172,7 @@ e2e: $(STAMP) html
 figures: $(STAMP)
 ifneq ($(NOTEBOOKS),)
 	VITEXPLAIN_FIGURES_DIR=$(CURDIR)/figures $(BIN)/python scripts/execute_notebooks.py $(NOTEBOOKS)
+	$(BIN)/python scripts/export_exercises.py
 else
 	@echo "no notebooks/*.ipynb to execute"
 endif
