@@ -48,6 +48,7 @@ release = version = _package_version()
 language = "en"
 
 extensions = ["myst_nb", "vx_site"]
+extensions.append("vx_exercises")  # answers and worked solutions on the page
 root_doc = "index"
 include_patterns = ["index.md", "about.md", "notebooks/[0-9][0-9]_*.ipynb"]
 exclude_patterns = ["**/.ipynb_checkpoints"]
