@@ -153,7 +153,7 @@ def describe(value: Any) -> str:
         return f"a set ({{{items}{', ...' if len(value) > 6 else ''}}})"
     if isinstance(value, tuple | list) and value and len(value) <= MAX_ITEMS:
         if all(type(v) in (int, float, bool) for v in value):
-            return f"{_a(type(value).__name__)} ({_REPR.repr(tuple(value))})"
+            return f"{_a(type(value).__name__)} {_REPR.repr(tuple(value))}"
         kinds = sorted({type(v).__name__ for v in value})
         return f"{_a(type(value).__name__)} of {len(value)} items ({', '.join(kinds)})"
     if callable(value):
