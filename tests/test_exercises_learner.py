@@ -351,3 +351,27 @@ def test_numbers_the_site_shows_are_finite():
         spec = ALL[exercise_id].grade
         if spec.kind == "number":
             assert math.isfinite(spec.answer) and spec.tol >= 0 and spec.rel >= 0
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="needs setitimer")
+def test_ctrl_c_frees_the_kernel_and_ends_the_worker(monkeypatch):
+    """Ctrl-C during a check of a function that never returns: the check stops at once and
+    the worker is killed (the limit is an hour here, so only the interrupt can end it)."""
+    import signal
+
+    monkeypatch.setattr(ex, "ANSWER_TIME_LIMIT", 3600.0)
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 1.0)  # what Ctrl-C does in a kernel
+    start = time.perf_counter()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            ex.grade("02.3", swallowing_loop)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert time.perf_counter() - start < 5
+    assert [p for p in __import__("multiprocessing").active_children() if p.is_alive()] == []

@@ -58,11 +58,12 @@ def _solution(exercise_id: str, entry: dict[str, Any]) -> str:
     parts = [f"<summary>Worked solution of {exercise_id} (try it first)</summary>"]
     if "code" in entry:
         name = entry["asks"].partition("(")[0]
-        parts.append(f'<pre class="vx-code" tabindex="0"><code>{html.escape(entry["code"])}</code></pre>')
+        code = html.escape(entry["code"])
+        parts.append(f'<pre class="vx-code" tabindex="0"><code>{code}</code></pre>')
         parts.append(f"<p>{html.escape(entry['why'])}</p>")
         parts.append(
             "<p>To check your own version, run this notebook in JupyterLab (<code>make lab</code>"
-            f") and call <code>vx.exercises.check(\"{exercise_id}\", {name})</code> under your "
+            f') and call <code>vx.exercises.check("{exercise_id}", {name})</code> under your '
             "function: it runs your code, which a page cannot.</p>"
         )
     else:
@@ -105,7 +106,8 @@ def add_exercises(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             used[exercise_id] = entry["spec"]
             parts.append(_form(exercise_id))
         parts.append(_solution(exercise_id, entry))
-        box = f'<div class="vx-exercise" id="vx-exercise-{_slug(exercise_id)}">{"".join(parts)}</div>'
+        slug, inner = _slug(exercise_id), "".join(parts)
+        box = f'<div class="vx-exercise" id="vx-exercise-{slug}">{inner}</div>'
         cell = _cell_of(block)
         cell.parent.insert(cell.parent.index(cell) + 1, nodes.raw("", box, format="html"))
     if used:

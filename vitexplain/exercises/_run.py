@@ -123,9 +123,9 @@ def _start(method: str, function: Callable[..., Any] | None) -> tuple[Any, Conne
     ours, theirs = context.Pipe()
     process = context.Process(target=_serve, args=(theirs, function), daemon=True)
     main = sys.modules["__main__"]
-    # spawn would run the learner's script again in the worker (its __main__ has a __file__);
-    # the function travels by value, so the worker needs no __main__ of its own.
-    sys.modules["__main__"] = types.ModuleType("__main__")
+    if method == "spawn":  # spawn would run the learner's script (a __main__ with a __file__)
+        # again in the worker; the function travels by value, so the worker needs no __main__.
+        sys.modules["__main__"] = types.ModuleType("__main__")
     try:
         with warnings.catch_warnings():  # Python 3.12+: fork of a threaded process; the
             warnings.simplefilter("ignore", DeprecationWarning)  # worker uses one thread
