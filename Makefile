@@ -188,6 +188,7 @@ ifneq ($(NOTEBOOKS),)
 	VITEXPLAIN_FIGURES_DIR=$(CURDIR)/figures $(BIN)/python scripts/execute_notebooks.py $(NOTEBOOKS)
 	$(BIN)/python scripts/export_site_vit.py
 	$(BIN)/python scripts/explore_frames.py  # the site's Explore frames, into docs/_data/explore/
+	$(BIN)/python scripts/export_exercises.py
 else
 	@echo "no notebooks/*.ipynb to execute"
 endif

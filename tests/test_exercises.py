@@ -3,8 +3,11 @@ and the grading layer accepts every natural form of a right answer and reports f
 
 import json
 import re
+import subprocess
+import sys
 import time
 from dataclasses import replace
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -86,6 +89,10 @@ def test_a_failing_function_is_a_hint_not_a_crash(capsys):
         ("02.2", np.array([0, 1])),
         ("03.2", np.bool_(False)),
         ("04.4", torch.tensor([True, False]).sum() - 1),  # a 0-d integer tensor, from .sum()
+        ("02.1", Fraction(1, 15)),  # an exact fraction
+        ("02.1", 1 / 15),
+        ("06.3", 0.7 - 0.2),  # 0.49999999999999994
+        ("08.1", 0.10),  # the mean rounded to 2 decimals
         ("06.4", torch.tensor(True)),  # from .all() or a comparison
         ("05.4", [20, 20, 0]),  # a triple as a list
         ("05.4", np.array([20, 20, 0])),
@@ -144,11 +151,12 @@ def test_a_function_that_never_returns_is_stopped(monkeypatch):
 
 
 def test_a_grader_failure_is_reported_as_the_checkers(monkeypatch):
-    def broken_grader(answer):
+    def broken_grader(function):
         raise KeyError("internal")
 
-    monkeypatch.setattr(ex, "exercise", lambda _id: replace(ALL["01.2"], grade=broken_grader))
-    hint = ex.grade("01.2", 13)
+    broken = replace(ALL["04.5"], grade=broken_grader)
+    monkeypatch.setattr(ex, "exercise", lambda _id: broken)
+    hint = ex.grade("04.5", ex.solution("04.5"))
     assert hint.startswith("the checker could not use this answer (KeyError") and "bug" in hint
 
 
@@ -161,3 +169,92 @@ def test_answers_are_echoed_in_one_short_line(capsys):
 def test_solution_of_a_function_exercise_shows_its_source():
     shown = ex.solution("02.3")
     assert "def my_attention" in repr(shown) and callable(shown)
+
+
+VALUES = sorted(i for i, e in ALL.items() if e.returns is None)
+FUNCTIONS = sorted(i for i, e in ALL.items() if e.returns is not None)
+
+
+@pytest.mark.parametrize("exercise_id", VALUES)
+def test_the_shipped_answer_is_what_the_worked_solution_computes(exercise_id):
+    """Value answers are shipped in their specs (checks compute nothing); here they are
+    recomputed from the worked solution, an independent computation."""
+    spec, computed = ALL[exercise_id].grade, ex.solution(exercise_id)
+    if spec.kind == "number":
+        assert computed == pytest.approx(spec.answer, rel=1e-9, abs=1e-9)
+    elif spec.kind == "int_set":
+        assert tuple(sorted(computed)) == spec.answer
+    else:
+        assert computed == spec.answer and type(computed) is type(spec.answer)
+
+
+def test_the_08_1_slips_are_what_they_say():
+    from statistics import median
+
+    from vitexplain.exercises import nb08
+
+    without, with_identity = nb08._agreement(residual=False), nb08._agreement(residual=True)
+    assert sum(without) / len(without) == pytest.approx(nb08._MEAN_WITHOUT_RESIDUAL, abs=1e-9)
+    assert median(without) == pytest.approx(nb08._MEDIAN_WITHOUT_RESIDUAL, abs=1e-9)
+    assert sum(with_identity) / len(with_identity) == pytest.approx(
+        nb08._MEAN_WITH_RESIDUAL, abs=1e-9
+    )
+    assert "median" in ex.grade("08.1", 0.112) and "median" in ex.grade("08.1", 0.11)
+    assert ex.grade("08.1", 0.1037) is None and ex.grade("08.1", 0.10) is None
+
+
+def test_06_1_formula_counts_what_count_parameters_counts():
+    from vitexplain.exercises import nb06
+
+    assert nb06._count_by_formula(**nb06._SMALL_VIT) == nb06._count_small_vit()
+    assert nb06._count_by_formula(**{**nb06._SMALL_VIT, "qkv_bias": False}) == (
+        vx_count(nb06, qkv_bias=False)
+    )
+
+
+def vx_count(nb06, **change):
+    with torch.device("meta"):
+        model = nb06.ViT(**{**nb06._SMALL_VIT, **change})
+    return nb06.count_parameters(model)["total"]
+
+
+_PASTE = """
+import json, re, sys
+import nbformat
+import vitexplain.exercises as ex
+results = {}
+for exercise_id, notebook in json.loads(sys.argv[1]).items():
+    cells = [c for c in nbformat.read(notebook, 4).cells if c.cell_type == "code"]
+    imports = re.sub(r"^%.*$", "", cells[0].source, flags=re.M)
+    namespace = {}
+    exec(imports, namespace)  # a fresh namespace: only the notebook's first cell
+    exec(repr(ex.solution(exercise_id)), namespace)
+    name = ex.exercise(exercise_id).asks.partition("(")[0]
+    results[exercise_id] = [name in namespace, ex.grade(exercise_id, namespace.get(name))]
+print(json.dumps(results))
+"""
+
+
+def test_every_worked_function_pastes_into_its_notebook_and_passes():
+    """The source solution() shows, run under only its notebook's first cell (its imports),
+    defines the name the task asks for, and that function passes its own check."""
+    notebooks = {i: str(next(NOTEBOOKS.glob(f"{i[:2]}_*.ipynb"))) for i in FUNCTIONS}
+    out = subprocess.run(
+        [sys.executable, "-c", _PASTE, json.dumps(notebooks)],
+        capture_output=True, text=True, check=True, timeout=600,
+    ).stdout  # fmt: skip
+    results = json.loads(out.strip().splitlines()[-1])
+    assert results == {i: [True, None] for i in FUNCTIONS}
+
+
+@pytest.mark.parametrize("exercise_id", FUNCTIONS)
+def test_every_worked_function_has_the_asked_name(exercise_id):
+    shown = repr(ex.solution(exercise_id))
+    name = ALL[exercise_id].asks.partition("(")[0]
+    assert shown.startswith(f"def {name}("), shown.splitlines()[0]
+    assert "_" + name not in shown
+
+
+@pytest.mark.parametrize("exercise_id", sorted(ALL))
+def test_every_exercise_has_an_explanation(exercise_id):
+    assert len(ALL[exercise_id].why) > 40

@@ -17,7 +17,7 @@ import torch.nn.functional as F
 
 import vitexplain as vx
 from vitexplain import exercises as ex
-from vitexplain.exercises import _run
+from vitexplain.exercises import _rules, _watch
 
 ALL = ex.exercises()
 VALUES = sorted(i for i, e in ALL.items() if e.returns is None)
@@ -220,26 +220,9 @@ def test_base_exceptions_raised_by_the_function_are_hints(error):
     assert hint.startswith(f"your function raised {type(error).__name__}")
 
 
-def test_without_fork_the_function_still_runs_on_fresh_inputs_with_a_limit(monkeypatch):
-    monkeypatch.setattr(_run, "USE_FORK", False)
-    monkeypatch.setattr(ex, "ANSWER_TIME_LIMIT", 0.5)
-    reference = right("06.5")
-
-    def in_place(block, z):
-        out = reference(block, z.clone())
-        z.zero_()  # changes its input: the checker's copy is unchanged
-        return out
-
-    assert ex.grade("06.5", in_place) is None
-    assert (
-        ex.grade("01.4", lambda image, p: time.sleep(5)) == "your function took longer than 0.5 s"
-    )
-    assert ex.grade("04.5", lambda x: exit()).startswith("your function raised SystemExit")
-
-
 def test_a_function_that_ends_its_process_is_told_so():
     hint = ex.grade("04.5", lambda x: os._exit(0))
-    assert hint.startswith("your function ended the checker's process")
+    assert hint == "your function ended its process (exit code 0), as os._exit does"
     assert _children() == []
 
 
@@ -375,9 +358,53 @@ def _count_by_unfold(h, w, k, s, p):
     return torch.nn.Unfold(k, stride=s, padding=p)(torch.zeros(1, 1, h, w)).shape[-1]
 
 
+def _attention_by_aten(q, k, v):
+    return torch.ops.aten.scaled_dot_product_attention(q, k, v)
+
+
+def _attention_with_position(q, k, v):
+    zero = torch.zeros(q.shape[0], k.shape[0], dtype=q.dtype)  # (N, M): no position term
+    return vx.attention_with_position(q, k, v, zero)[0]
+
+
+def _count_by_f_unfold(h, w, k, s, p):
+    return F.unfold(torch.zeros(1, 1, h, w), k, stride=s, padding=p).shape[-1]
+
+
+def _count_by_im2col(h, w, k, s, p):
+    x = torch.zeros(1, 1, h, w)
+    return torch.ops.aten.im2col(x, [k, k], [1, 1], [p, p], [s, s]).shape[-1]
+
+
+def _count_by_boxes(h, w, k, s, p):
+    return len(vx.soft_split_boxes(h, w, k, s, p))
+
+
+def _grid_similarity_by_embedding_similarity(table, grid_size):
+    rows, cols = grid_size
+    return vx.embedding_similarity(table).reshape(rows, cols, rows, cols)
+
+
+def _patchify_by_slicing(image, patch_size):
+    x = torch.as_tensor(image)[None, None]
+    return vx.patchify_by_slicing(x, patch_size)[0].numpy()
+
+
+def _patchify_by_conv(image, patch_size):
+    x = torch.as_tensor(image)[None, None]
+    return vx.patchify_by_conv(x, patch_size)[0].numpy()
+
+
 CHEATS = {
     ("02.3", "F.scaled_dot_product_attention"): _attention_by_sdpa,
     ("02.3", "vx.attention"): _attention_by_vx,
+    ("02.3", "vx.attention_with_position"): _attention_with_position,
+    ("05.3", "F.unfold"): _count_by_f_unfold,
+    ("05.3", "torch._C._nn.im2col"): _count_by_im2col,
+    ("05.3", "vx.soft_split_boxes"): _count_by_boxes,
+    ("07.4", "vx.embedding_similarity"): _grid_similarity_by_embedding_similarity,
+    ("01.4", "vx.patchify_by_slicing"): _patchify_by_slicing,
+    ("01.4", "vx.patchify_by_conv"): _patchify_by_conv,
     ("05.5", "vx.fold_tokens"): _unsoft_by_fold_tokens,
     ("07.4", "vx.grid_similarity"): _grid_similarity_by_vx,
     ("08.3", "vx.attention_rollout"): _rollout_by_vx,
@@ -388,14 +415,18 @@ CHEATS = {
 
 
 def test_every_forbidden_helper_has_a_cheat_here():
-    forbidden = {(i, _run.display_name(p)) for i, e in ALL.items() for p in e.forbids}
-    assert forbidden == set(CHEATS)
+    forbidden = {(i, _watch.display_name(p)) for i, e in ALL.items() for p in e.forbids}
+    assert forbidden == set(CHEATS) - {("02.3", "F.scaled_dot_product_attention (aten)")}
     assert {("02.3", "F.scaled_dot_product_attention"), ("05.5", "vx.fold_tokens")} <= forbidden
+
+
+CHEATS["02.3", "F.scaled_dot_product_attention (aten)"] = _attention_by_aten
 
 
 @pytest.mark.parametrize(("exercise_id", "helper"), sorted(CHEATS))
 def test_a_right_function_that_uses_a_forbidden_helper_is_told_so(exercise_id, helper, capsys):
     ex.check(exercise_id, CHEATS[exercise_id, helper])
+    helper = helper.removesuffix(" (aten)")
     assert capsys.readouterr().out == (
         f"Exercise {exercise_id}: right \N{EM DASH} and now without {helper}, as the task asks.\n"
     )
@@ -472,5 +503,5 @@ def test_is_unfilled_tells_a_written_body_from_dots():
     def forgot_return(x):
         x + 1  # noqa: B018
 
-    assert not _run.is_unfilled(written) and not _run.is_unfilled(forgot_return)
-    assert not _run.is_unfilled(print) and not _run.is_unfilled(functools.partial(written, 1))
+    assert not _rules.is_unfilled(written) and not _rules.is_unfilled(forgot_return)
+    assert not _rules.is_unfilled(print) and not _rules.is_unfilled(functools.partial(written, 1))

@@ -1,57 +1,59 @@
 """Exercises that check themselves, offline: ``vx.exercises.check("05.1", answer)``.
 
-Every notebook ends with a few exercises. The learner writes an answer in the empty cell under
-each one (a number, a pair, a tensor, or a function) and calls :func:`check`, which prints whether
-it is right and, when it is not, a hint -- never the solution. :func:`solution` shows the worked
-answer (the source of a function), once you have tried.
+Every notebook ends with a few exercises; the statement is the notebook's Markdown cell. The
+learner writes an answer in the empty cell under it (a number, a pair, a tensor, or a function)
+and calls :func:`check`, which prints whether it is right and, when it is not, a hint -- never
+the solution. :func:`solution` shows the worked answer (the source of a function).
 
-One grading layer serves every exercise. Before a grader sees an answer, :func:`normalize` turns
-NumPy and torch scalars and one-element arrays and tensors into Python numbers, and ranges,
-lists, sets, short 1-D arrays and tensors into tuples (sets into frozensets), so every natural
-form of a right answer is accepted; NaN and infinity are never right. A function answer is graded
-in a forked child process (on Linux; see ``_run``), which is killed as soon as one call of the
-function passes :data:`ANSWER_TIME_LIMIT` seconds, so nothing the function catches or loops in
-can hang the checker; each call gets fresh copies of its inputs, and its result is brought to the
-one form the grader compares (a tensor, an array, or a number: a NumPy array is as good as a
-tensor). A function
-that raises, runs out of time or returns the wrong type gets a hint that says so; an exception
-raised by a grader is reported as the checker's. A function whose body is still ``...`` is not
-an answer yet; a right function that calls a helper the task forbids is told so.
+Layers, bottom up: ``_rules`` (the :class:`Exercise`, one form for an answer, closeness, one
+describer, the declarative :class:`ValueSpec` that also drives the site's grader), ``_watch``
+and ``_run`` (the learner's function in a killable worker process, time-limited), ``nb01`` ...
+``nb08`` (the exercises), and this module (the registry and the public API).
 
-Writing an exercise: add an :class:`Exercise` to the list ``EXERCISES`` of the notebook's module
-``nbNN.py`` (registered in ``_NOTEBOOK_MODULES``). Its ``grade`` takes the normalized answer and
-returns None when it is right, else a hint that points to the idea without the number; echo an
-answer with :func:`short`. It carries its reference ``solution`` and an obviously ``wrong``
-answer; the tests run both through the grader, so no exercise can be unsolvable or mis-graded.
-A function exercise names the type its function ``returns`` and the helpers it ``forbids``.
+Grading neither reads nor changes the learner's global state (default dtype and device, random
+states): it runs under :func:`~vitexplain.exercises._run.clean_state`. A value answer is graded
+at once from its spec (the reference is shipped in the spec; a test recomputes it). A function
+answer runs in a worker process, killed as soon as one call passes :data:`ANSWER_TIME_LIMIT`
+seconds (on Linux, macOS and Windows alike); its result comes back as plain numbers.
+
+Writing an exercise: add an :class:`Exercise` to ``EXERCISES`` of the notebook's ``nbNN.py``.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
-import math
-import reprlib
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-import torch
-
-from ._run import LearnerFunction, grade_function, is_unfilled
+from . import nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08
+from ._rules import (
+    Exercise,
+    Unusable,
+    ValueSpec,
+    as_int,
+    as_number,
+    close,
+    describe,
+    grade_value,
+    is_unfilled,
+    normalize,
+)
+from ._run import LearnerFunction, clean_state, grade_function, prestart
 
 __all__ = [
     "ANSWER_TIME_LIMIT",
     "Exercise",
+    "ValueSpec",
+    "as_int",
+    "as_number",
     "check",
     "close",
+    "describe",
     "exercise",
     "exercises",
     "grade",
     "normalize",
-    "short",
     "solution",
 ]
 
@@ -63,151 +65,15 @@ NO_ANSWER = "no answer yet: replace ... with yours and run the cell again."
 #: ... and for a function whose body is still ``...``.
 NO_FUNCTION = "no answer yet: fill in the function, run the cell again."
 
-# One module per notebook; each defines EXERCISES: list[Exercise].
-_NOTEBOOK_MODULES: tuple[str, ...] = tuple(f"nb{n:02d}" for n in range(1, 9))
-
-
-@dataclass(frozen=True)
-class Exercise:
-    """One exercise: its statement, a grader, and two answers for the tests.
-
-    Args:
-        id: ``"NN.k"``: notebook NN, exercise k (1-based), as the notebook names it.
-        task: the statement, one short paragraph (the notebook shows it in Markdown).
-        grade: takes the learner's answer, normalized (:func:`normalize`); returns None when it
-            is right, else a hint that does not give the solution away. If it raises, the
-            checker reports its own failure, not the learner's.
-        solution: returns the reference answer (worked; read its source after trying).
-        wrong: returns an obviously wrong answer, which ``grade`` must reject.
-        returns: for an exercise that asks for a function, what the function returns, as the
-            grader compares it: ``torch.Tensor``, ``np.ndarray`` (either is accepted and
-            converted) or ``int``; None for an exercise that asks for a value.
-        forbids: dotted paths of helpers the task says not to call (e.g.
-            ``"vitexplain.unfold.fold_tokens"``); a right function that calls one is told so.
-    """
-
-    id: str
-    task: str
-    grade: Callable[[Any], str | None]
-    solution: Callable[[], Any]
-    wrong: Callable[[], Any]
-    returns: type | None = None
-    forbids: tuple[str, ...] = ()
-
-
-_SHORT = reprlib.Repr()
-_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxtuple = 40, 40, 6, 6
-
-
-def short(value: Any) -> str:
-    """A repr of at most a short line, to echo an answer in a hint."""
-    if isinstance(value, torch.Tensor | np.ndarray):
-        return f"{type(value).__name__} of shape {tuple(value.shape)}, dtype {value.dtype}"
-    if isinstance(value, LearnerFunction):
-        return repr(value)
-    if inspect.isfunction(value) or inspect.isbuiltin(value):
-        return f"a function ({value.__name__})"
-    text = _SHORT.repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-# Precision levels of dtypes: 2 float64 (and exact integers), 1 float32, 0 16-bit floats.
-_TOLERANCE = {2: (1e-7, 1e-8), 1: (1e-4, 1e-5), 0: (1e-2, 1e-3)}
-
-
-def _precision(dtype: torch.dtype) -> int:
-    if not dtype.is_floating_point and not dtype.is_complex:
-        return 2  # integers and bools are exact
-    bits = torch.finfo(dtype).bits
-    return 2 if bits >= 64 else 1 if bits >= 32 else 0
-
-
-def close(result: Any, expected: Any) -> bool:
-    """Whether a learner's numbers match the reference, with the tolerance of their precision.
-
-    The tolerance follows the less precise of the two: both in float64, they must match to
-    about 1e-8; if either is float32, to about 1e-5 relative (1e-3 for 16-bit floats). Shapes
-    must agree; NaN never matches.
-    """
-    result = torch.as_tensor(np.asarray(result) if not isinstance(result, torch.Tensor) else result)
-    expected = torch.as_tensor(
-        np.asarray(expected) if not isinstance(expected, torch.Tensor) else expected
-    )
-    if result.shape != expected.shape:
-        return False
-    rtol, atol = _TOLERANCE[min(_precision(result.dtype), _precision(expected.dtype))]
-    return bool(torch.allclose(result.double(), expected.double(), rtol=rtol, atol=atol))
-
-
-class _NotFinite(ValueError):
-    pass
-
-
-def _scalar(value: Any) -> Any:
-    """Python bool, int or float for a NumPy or torch scalar or a one-element array or tensor."""
-    if isinstance(value, torch.Tensor | np.ndarray | np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        raise _NotFinite
-    return value
-
-
-def normalize(answer: Any) -> Any:
-    """One form for the many ways a right answer can be written.
-
-    NumPy and torch scalars and arrays and tensors of one element (0-d, or of shape (1,),
-    (1, 1), ...) become Python bool, int or float; ranges, lists and tuples become tuples and
-    sets become frozensets (their items normalized); 1-D arrays and tensors of at most 8
-    entries become tuples of Python numbers (a pair or a triple given as an array). Anything
-    else, a function included, is returned as it is.
-
-    Raises:
-        ValueError: the answer holds NaN or infinity, which is never right.
-    """
-    if isinstance(answer, torch.Tensor | np.ndarray):
-        size = answer.size if isinstance(answer, np.ndarray) else answer.numel()
-        if size == 1:  # 0-d, or (1,), (1, 1), ...: a number
-            return _scalar(answer)
-        if answer.ndim == 1 and answer.shape[0] <= 8:
-            return tuple(_scalar(a) for a in answer)
-        return answer
-    if isinstance(answer, np.generic | float):
-        return _scalar(answer)
-    if isinstance(answer, range | list | tuple):
-        return tuple(normalize(a) for a in answer)
-    if isinstance(answer, set | frozenset):
-        return frozenset(normalize(a) for a in answer)
-    return answer
-
-
-def as_int(answer: Any) -> int | None:
-    """A normalized answer as an int (an int, or a float with a whole value), else None."""
-    if isinstance(answer, bool):
-        return None
-    if isinstance(answer, int):
-        return answer
-    if isinstance(answer, float) and answer.is_integer():
-        return int(answer)
-    return None
-
-
-def as_number(answer: Any) -> float | None:
-    """A normalized answer as a float (an int or a float, not a bool), else None."""
-    if isinstance(answer, bool) or not isinstance(answer, int | float):
-        return None
-    return float(answer)
+_MODULES = (nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08)
+# Every function answer is also told off for calling the worked solution.
+_ALWAYS_FORBIDDEN = ("vitexplain.exercises.solution",)
 
 
 def exercises() -> dict[str, Exercise]:
     """All exercises of the series, by id, in notebook order."""
     found: dict[str, Exercise] = {}
-    for name in _NOTEBOOK_MODULES:
-        try:
-            module = importlib.import_module(f".{name}", __name__)
-        except ModuleNotFoundError as error:
-            if error.name != f"{__name__}.{name}":
-                raise
-            continue
+    for module in _MODULES:
         for item in module.EXERCISES:
             if item.id in found:
                 raise RuntimeError(f"exercise id {item.id!r} is defined twice")
@@ -230,6 +96,7 @@ class _Shown:
 
     def __init__(self, function: Callable[..., Any]) -> None:
         self.function = function
+        self.__name__ = function.__name__
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.function(*args, **kwargs)
@@ -241,10 +108,40 @@ class _Shown:
 def solution(exercise_id: str) -> Any:
     """The reference answer of an exercise (try first: :func:`check` gives hints).
 
-    A function answer is returned as a callable that displays as its source code.
+    A function answer is returned as a callable that displays as its source code; pasted into
+    the notebook under its imports, that source defines the function the task asks for.
     """
-    answer = exercise(exercise_id).solution()
-    return _Shown(answer) if callable(answer) else answer
+    item = exercise(exercise_id)
+    with clean_state():
+        answer = item.solution()
+    return _Shown(answer) if item.returns is not None else answer
+
+
+def _grade_function(item: Exercise, answer: Any) -> tuple[str, str | None]:
+    name = item.asks.partition("(")[0]
+    if isinstance(answer, type) or not callable(answer):
+        return "hint", f"expected a function {item.asks}, got {describe(answer)}"
+    if is_unfilled(answer):
+        return "hint", NO_FUNCTION
+    forbids = item.forbids + _ALWAYS_FORBIDDEN
+    learner = LearnerFunction(answer, item.returns, forbids, ANSWER_TIME_LIMIT)
+    kind, hint = grade_function(item.grade, learner)
+    if learner.printed:
+        cut = learner.printed[:2000]
+        more = " [... cut]" if len(learner.printed) > len(cut) else ""
+        print(f"{name} printed (first call):\n{cut}{more}".rstrip())
+    if kind == "hint" and hint is None and learner.used is not None:
+        return "hint", f"right \N{EM DASH} and now without {learner.used}, as the task asks."
+    return kind, hint
+
+
+def _grade_value(item: Exercise, answer: Any) -> tuple[str, str | None]:
+    try:
+        return "hint", grade_value(item.grade, normalize(answer), given=answer)
+    except Unusable as error:
+        return "hint", str(error)
+    except RecursionError:
+        return "hint", "your answer is nested too deeply to be read"
 
 
 def grade(exercise_id: str, answer: Any) -> str | None:
@@ -260,31 +157,29 @@ def grade(exercise_id: str, answer: Any) -> str | None:
         function that calls a helper the task forbids.
     """
     item = exercise(exercise_id)
+    prestart()  # without fork: a worker warms up for the next function answer
     if answer is Ellipsis:
         return NO_ANSWER
-    if item.returns is not None and callable(answer) and not isinstance(answer, type):
-        if is_unfilled(answer):
-            return NO_FUNCTION
-        learner = LearnerFunction(answer, item.returns, item.forbids, ANSWER_TIME_LIMIT)
-        kind, hint = grade_function(item.grade, learner)
-        if kind == "hint" and hint is None and learner.used is not None:
-            return f"right \N{EM DASH} and now without {learner.used}, as the task asks."
-    else:
-        try:
-            answer = normalize(answer)
-        except _NotFinite:
-            return "your answer holds NaN or infinity, which is never right."
-        try:
-            kind, hint = "hint", item.grade(answer)
-        except Exception as error:
-            kind, hint = "bug", f"{type(error).__name__}: {error}"
+    with clean_state():
+        if isinstance(item.grade, ValueSpec):
+            kind, hint = _grade_value(item, answer)
+        else:
+            kind, hint = _grade_function(item, answer)
     if kind == "bug":  # the grader failed: say so, do not blame the learner
-        message = textwrap.shorten(hint, 160)
         return (
-            f"the checker could not use this answer ({message}). Check that it has the form the "
-            "task asks for; if it does, the checker has a bug: please report it."
+            f"the checker could not use this answer ({textwrap.shorten(hint, 160)}). If it has "
+            "the form the task asks for, the checker has a bug: please report it."
         )
     return hint
+
+
+def verdict(exercise_id: str, hint: str | None) -> str:
+    """The line check() prints for a hint (None: right)."""
+    if hint is None:
+        return f"Exercise {exercise_id}: right."
+    if hint in (NO_ANSWER, NO_FUNCTION) or hint.startswith("right \N{EM DASH}"):
+        return f"Exercise {exercise_id}: {hint}"
+    return f"Exercise {exercise_id}: not yet. Hint: {hint}"
 
 
 def check(exercise_id: str, answer: Any) -> None:
@@ -299,10 +194,4 @@ def check(exercise_id: str, answer: Any) -> None:
             the notebooks store in the answer cells, means "not answered yet"; so does a function
             whose body is still ``...``.
     """
-    hint = grade(exercise_id, answer)
-    if hint is None:
-        print(f"Exercise {exercise_id}: right.")
-    elif hint in (NO_ANSWER, NO_FUNCTION) or hint.startswith("right \N{EM DASH}"):
-        print(f"Exercise {exercise_id}: {hint}")
-    else:
-        print(f"Exercise {exercise_id}: not yet. Hint: {hint}")
+    print(verdict(exercise_id, grade(exercise_id, answer)))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import torch
@@ -11,18 +10,9 @@ from einops import rearrange
 
 from ..data import load_mountains
 from ..patches import patchify
-from . import Exercise, as_int, close, short
+from ._rules import Exercise, Rule, ValueSpec, close
 
 __all__ = ["EXERCISES"]
-
-
-def _int_pair(answer: Any, what: str) -> str | None:
-    """A hint when ``answer`` is not a pair of ints, else None."""
-    if not isinstance(answer, tuple | list) or len(answer) != 2:
-        return f"expected a pair of ints {what}, got {short(answer)}"
-    if any(as_int(a) is None for a in answer):
-        return f"expected two ints {what}, got {short(answer)}"
-    return None
 
 
 # 01.1 -- predict: tokens of an RGB 224 x 224 image with P = 16
@@ -33,17 +23,19 @@ def _tokens_rgb224() -> tuple[int, int]:
     return int(tokens.shape[1]), int(tokens.shape[2])
 
 
-def _grade_tokens_rgb224(answer: Any) -> str | None:
-    hint = _int_pair(answer, "(number of tokens, token length)")
-    if hint:
-        return hint
-    n, length = (int(a) for a in answer)
-    right_n, right_length = _tokens_rgb224()
-    if n != right_n:
-        return "the number of tokens is (patches along the height) * (patches along the width)"
-    if length != right_length:
-        return "a token holds every value of its patch: all P * P pixels of every channel"
-    return None
+_TOKENS_RGB224 = ValueSpec(
+    kind="int_tuple",
+    answer=((224 // 16) ** 2, 3 * 16 * 16),
+    expects="a pair of ints (number of tokens, token length)",
+    rules=(
+        Rule(
+            "the number of tokens is (patches along the height) * (patches along the width)",
+            item=0,
+        ),
+        Rule("a token holds every value of its patch: all P * P pixels of every channel", item=1),
+    ),
+    default="count the patches, then the numbers in one patch",
+)
 
 
 # 01.2 -- change something: turn the Mountain upside down; where is the moon now?
@@ -55,17 +47,25 @@ def _moon_token_flipped() -> int:
     return int(tokens.mean(dim=1).argmax()) + 1  # the brightest token holds the moon, 1-based
 
 
-def _grade_moon_token_flipped(answer: Any) -> str | None:
-    token = as_int(answer)
-    if token is None:
-        return f"expected a 1-based token number (an int), got {short(answer)}"
-    if not 1 <= token <= 15:
-        return "the 3 x 5 grid has tokens 1 to 15"
-    if token == 3:
-        return "that is where the moon was: after the flip its patch is in another grid row"
-    if token != _moon_token_flipped():
-        return "a vertical flip keeps the grid column and moves the grid row; count row by row"
-    return None
+_BRIGHTEST_PIXELS = (
+    "tokens 12, 13 and 14 all hold pixels of the brightest grey (1.0): the moon is the patch "
+    "that is brightest over all its pixels (the highest mean)"
+)
+_MOON_TOKEN_FLIPPED = ValueSpec(
+    kind="int",
+    answer=13,
+    expects="a 1-based token number (an int)",
+    rules=(
+        Rule("the 3 x 5 grid has tokens 1 to 15", low=1, high=15, outside=True),
+        Rule(
+            "that is where the moon was: after the flip its patch is in another grid row",
+            equals=3,
+        ),
+        Rule(_BRIGHTEST_PIXELS, equals=12),
+        Rule(_BRIGHTEST_PIXELS, equals=14),
+    ),
+    default="a vertical flip keeps the grid column and moves the grid row; count row by row",
+)
 
 
 # 01.3 -- change something: where does one pixel land with the other feature order?
@@ -79,19 +79,23 @@ def _pixel_positions() -> tuple[int, int]:
     return int((torch_order == pixel).nonzero()), int((jax_order == pixel).nonzero())
 
 
-def _grade_pixel_positions(answer: Any) -> str | None:
-    hint = _int_pair(answer, "(position in (c, p1, p2) order, position in (p1, p2, c) order)")
-    if hint:
-        return hint
-    first, second = (int(a) for a in answer)
-    right_first, right_second = _pixel_positions()
-    if (first, second) == (right_second, right_first):
-        return "the two positions are swapped: the first is the (c, p1, p2) order"
-    if first != right_first:
-        return "in (c, p1, p2) order the whole red channel (16 * 16 values) comes first"
-    if second != right_second:
-        return "in (p1, p2, c) order each pixel's 3 channels sit side by side; count pixels first"
-    return None
+_PIXEL_POSITIONS = ValueSpec(
+    kind="int_tuple",
+    answer=(1 * 256 + 1 * 16 + 2, (1 * 16 + 2) * 3 + 1),
+    expects="a pair of ints (position in (c, p1, p2) order, position in (p1, p2, c) order)",
+    rules=(
+        Rule(
+            "the two positions are swapped: the first is the (c, p1, p2) order",
+            equals=((1 * 16 + 2) * 3 + 1, 1 * 256 + 1 * 16 + 2),
+        ),
+        Rule("in (c, p1, p2) order the whole red channel (16 * 16 values) comes first", item=0),
+        Rule(
+            "in (p1, p2, c) order each pixel's 3 channels sit side by side; count pixels first",
+            item=1,
+        ),
+    ),
+    default="count the values that come before the pixel in each order",
+)
 
 
 # 01.4 -- write a function: patchify for one (H, W) array
@@ -112,7 +116,8 @@ def _reference_patchify_2d(image: np.ndarray, patch_size: int) -> np.ndarray:
 
 
 def _solution_patchify_2d() -> Callable[[np.ndarray, int], np.ndarray]:
-    def patchify_2d(image: np.ndarray, patch_size: int) -> np.ndarray:
+    def patchify_2d(image, patch_size):
+        """(H, W) array -> (N, P * P) array."""
         image = np.asarray(image)
         rows, cols, p = image.shape[0] // patch_size, image.shape[1] // patch_size, patch_size
         grid = image.reshape(rows, p, cols, p)  # (grid row, pixel row, grid column, pixel column)
@@ -121,9 +126,7 @@ def _solution_patchify_2d() -> Callable[[np.ndarray, int], np.ndarray]:
     return patchify_2d
 
 
-def _grade_patchify_2d(answer: Any) -> str | None:
-    if not callable(answer):
-        return f"expected a function patchify_2d(image, patch_size), got {short(answer)}"
+def _grade_patchify_2d(answer) -> str | None:
     rng = np.random.default_rng(1)
     cases = [(load_mountains(), 20), (load_mountains(), 4), (rng.random((6, 9)), 3)]
     cases.append((np.arange(8 * 4, dtype=float).reshape(8, 4), 2))
@@ -155,51 +158,51 @@ def _wrong_patchify_2d() -> Callable[[np.ndarray, int], np.ndarray]:
 EXERCISES: list[Exercise] = [
     Exercise(
         id="01.1",
-        task=(
-            "Predict before computing: an RGB photograph of 224 x 224 pixels (C = 3) is cut "
-            "into patches of P = 16. How many tokens does it make, and how long is each token? "
-            "Answer with a pair `(number_of_tokens, token_length)`."
-        ),
-        grade=_grade_tokens_rgb224,
+        grade=_TOKENS_RGB224,
         solution=_tokens_rgb224,
         wrong=lambda: (196, 256),
+        why=(
+            "224 / 16 = 14 patches along each side make 14 * 14 = 196 tokens; each token holds "
+            "every value of its patch, 3 channels * 16 * 16 pixels = 768 numbers."
+        ),
     ),
     Exercise(
         id="01.2",
-        task=(
-            "Change the picture: turn the Mountain upside down (`np.flipud(mountains)`) and cut "
-            "it again with P = 20. Which token (1-based number, as on the grid figure) now holds "
-            "the moon? Answer with an int."
-        ),
-        grade=_grade_moon_token_flipped,
+        grade=_MOON_TOKEN_FLIPPED,
         solution=_moon_token_flipped,
         wrong=lambda: 3,
+        why=(
+            "The moon sits in token 3 (grid row 1, column 3). A vertical flip keeps the column "
+            "and sends grid row 1 of 3 to row 3: token 2 * 5 + 3 = 13, the token with the "
+            "highest mean grey."
+        ),
     ),
     Exercise(
         id="01.3",
-        task=(
-            "Feature order. In a 16 x 16 RGB patch, take the pixel at row 1, column 2 of the "
-            "green channel (c = 1). At which 0-based position of the token of length 768 does it "
-            "land with the (c, p1, p2) order of `vx.patchify` (PyTorch, timm), and at which with "
-            "the (p1, p2, c) order (JAX, einops examples)? Answer with a pair of ints."
-        ),
-        grade=_grade_pixel_positions,
+        grade=_PIXEL_POSITIONS,
         solution=_pixel_positions,
         wrong=lambda: (18, 18),
+        why=(
+            "In (c, p1, p2) order the red channel's 256 values come first, then row 1 of green "
+            "(16 values), then column 2: 256 + 16 + 2 = 274. In (p1, p2, c) order pixel "
+            "(1, 2) is the 18th pixel, each with 3 channels before it: 18 * 3 + 1 = 55."
+        ),
     ),
     Exercise(
         id="01.4",
-        task=(
-            "Write `patchify_2d(image, patch_size)` for one grey picture: a NumPy array of shape "
-            "(H, W) in, an array of shape (N, P * P) out, patches in row-major order, each "
-            "flattened row by row, using loops, slicing or reshapes (not `vx.patchify`). The "
-            "checker compares it with a loop over the patch grid on the Mountain and on other "
-            "shapes."
-        ),
         grade=_grade_patchify_2d,
         solution=_solution_patchify_2d,
         wrong=_wrong_patchify_2d,
+        why=(
+            "Reshape (H, W) to (rows, P, cols, P), bring the two grid axes to the front, and "
+            "flatten: each patch row by row, the patches in row-major order, no loop."
+        ),
+        asks="patchify_2d(image, patch_size)",
         returns=np.ndarray,
-        forbids=("vitexplain.patches.patchify",),
+        forbids=(
+            "vitexplain.patches.patchify",
+            "vitexplain.patches.patchify_by_slicing",
+            "vitexplain.patches.patchify_by_conv",
+        ),
     ),
 ]

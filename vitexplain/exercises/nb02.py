@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 
 from ..attention import attention
-from . import Exercise, as_int, as_number, close, short
+from ._rules import Exercise, Rule, ValueSpec, close, rounded
 
 __all__ = ["EXERCISES"]
 
@@ -32,18 +32,19 @@ def _equal_keys_weight() -> float:
     return float(weights[0, 0])
 
 
-def _grade_equal_keys_weight(answer: Any) -> str | None:
-    value = as_number(answer)
-    if value is None:
-        return f"expected a number, got {short(answer)}"
-    if not 0 <= value <= 1:
-        return "attention weights lie between 0 and 1"
-    right = _equal_keys_weight()
-    if abs(value - right) > 1e-3 and value != round(right, 2):  # exact, or 2 decimals
-        if value == round(right, 1):
-            return "right to one decimal; give two decimals"
-        return "if all keys are equal, every logit of a row is equal too; what does softmax make?"
-    return None
+_EQUAL_KEYS_WEIGHT = ValueSpec(
+    kind="number",
+    answer=1 / 15,
+    expects="a number",
+    tol=1e-3,
+    accepted=rounded(1 / 15, 2),
+    percent=True,
+    rules=(
+        Rule("attention weights lie between 0 and 1", low=0, high=1, outside=True),
+        Rule("right to one decimal; give two decimals", equals=0.1, tol=1e-9),
+    ),
+    default=("if all keys are equal, every logit of a row is equal too; what does softmax make?"),
+)
 
 
 # 02.2 -- change something: a causal mask and a swap of the last two tokens
@@ -57,26 +58,26 @@ def _causal_rows_still_swapped() -> list[int]:
     return [i for i in range(4) if torch.allclose(out_s[i], out[swap][i])]
 
 
-def _grade_causal_rows(answer: Any) -> str | None:
-    if as_int(answer) is not None:
-        answer = (answer,)  # one index, e.g. from a one-element array
-    if not isinstance(answer, tuple | frozenset):
-        return f"expected a list of row indices, got {short(answer)}"
-    if any(as_int(i) is None for i in answer):
-        return f"expected 0-based row indices (ints), got {short(answer)}"
-    chosen, right = sorted({as_int(i) for i in answer}), _causal_rows_still_swapped()
-    if chosen == [0, 1, 2, 3]:
-        return "without a mask every row would be; with one, which rows see other keys now?"
-    if chosen != right:
-        return "row i sees keys 0..i only: which rows see the same set of tokens after the swap?"
-    return None
+_CAUSAL_ROWS = ValueSpec(
+    kind="int_set",
+    answer=(0, 1),
+    expects="a list of 0-based row indices (ints)",
+    rules=(
+        Rule(
+            "without a mask every row would be; with one, which rows see other keys now?",
+            equals=(0, 1, 2, 3),
+        ),
+    ),
+    default="row i sees keys 0..i only: which rows see the same set of tokens after the swap?",
+)
 
 
 # 02.3 -- write a function: single-head attention from scratch
 
 
 def _solution_attention() -> Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]:
-    def my_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    def my_attention(q, k, v):
+        """(N, d), (M, d), (M, d_v) -> (N, d_v)."""
         logits = q @ k.T / q.shape[-1] ** 0.5  # (N, M)
         weights = torch.exp(logits - logits.max(dim=-1, keepdim=True).values)  # stable softmax
         return weights / weights.sum(dim=-1, keepdim=True) @ v  # (N, d_v)
@@ -85,8 +86,6 @@ def _solution_attention() -> Callable[[torch.Tensor, torch.Tensor, torch.Tensor]
 
 
 def _grade_attention(answer: Any) -> str | None:
-    if not callable(answer):
-        return f"expected a function my_attention(q, k, v), got {short(answer)}"
     for n, m, d, d_v, seed in ((4, 4, 9, 9, 0), (5, 7, 8, 3, 1), (15, 15, 64, 64, 2)):
         q, k, v = _random_qkv(n, m, d, d_v, seed)
         result = answer(q, k, v)  # a tensor (an array is converted)
@@ -122,70 +121,72 @@ def _mean_scaled_logit() -> float:
     return round(float((q * k).sum(-1).mean() / 64**0.5), 1)  # (100000,) logits: mean near 2
 
 
-def _grade_mean_scaled_logit(answer: Any) -> str | None:
-    value = as_number(answer)
-    if value is None:
-        return f"expected a number, got {short(answer)}"
-    if abs(value) < 0.25:
-        return "true for zero-mean entries; here every term q_i k_i has a mean of its own"
-    if abs(value - _mean_scaled_logit()) > 0.15:
-        return (
-            "for independent q_i and k_i the mean of q_i k_i is the product of their means; "
-            "add d of them, then divide by sqrt(d)"
-        )
-    return None
+_MEAN_SCALED_LOGIT = ValueSpec(
+    kind="number",
+    answer=64 * 0.5 * 0.5 / 64**0.5,  # d terms of mean 0.5 * 0.5, over sqrt(d): 2.0
+    expects="a number",
+    tol=0.15,
+    rules=(
+        Rule(
+            "true for zero-mean entries; here every term q_i k_i has a mean of its own",
+            low=-0.25,
+            high=0.25,
+        ),
+    ),
+    default=(
+        "for independent q_i and k_i the mean of q_i k_i is the product of their means; "
+        "add d of them, then divide by sqrt(d)"
+    ),
+)
 
 
 EXERCISES: list[Exercise] = [
     Exercise(
         id="02.1",
-        task=(
-            "Predict: 15 tokens attend to each other, and all 15 keys happen to be the same "
-            "vector (the queries and values differ). What weight does query 1 give to key 1? "
-            "Answer with a number."
-        ),
-        grade=_grade_equal_keys_weight,
+        grade=_EQUAL_KEYS_WEIGHT,
         solution=_equal_keys_weight,
         wrong=lambda: 1.0,
+        why=(
+            "Equal keys give every key the same logit q . k / sqrt(d), and softmax of 15 equal "
+            "logits is 1/15 each, whatever the query: about 0.067."
+        ),
     ),
     Exercise(
         id="02.2",
-        task=(
-            "Add a causal mask (token i may only attend to keys 0 ... i, as in a language model: "
-            "`F.scaled_dot_product_attention(q, k, v, is_causal=True)`) to 4 tokens, and swap "
-            "the last two tokens (order `[0, 1, 3, 2]`). For which 0-based rows i is the new "
-            "output row i still the old output row `swap[i]`? Answer with a list of row indices."
-        ),
-        grade=_grade_causal_rows,
+        grade=_CAUSAL_ROWS,
         solution=_causal_rows_still_swapped,
         wrong=lambda: [0, 1, 2, 3],
+        why=(
+            "Rows 0 and 1 keep their tokens and see keys {0} and {0, 1}, as before. Row 2 now "
+            "holds old token 3 but sees only old tokens {0, 1, 3}, where old row 3 saw all "
+            "four; row 3 holds old token 2 and sees all four, where old row 2 saw {0, 1, 2}."
+        ),
     ),
     Exercise(
         id="02.3",
-        task=(
-            "Write `my_attention(q, k, v)` from scratch for one head: q of shape (N, d), k of "
-            "shape (M, d), v of shape (M, d_v) in, softmax(q k^T / sqrt(d)) v of shape (N, d_v) "
-            "out, without `vx.attention` or `F.scaled_dot_product_attention`. The checker "
-            "compares it with `F.scaled_dot_product_attention` on several shapes."
-        ),
         grade=_grade_attention,
         solution=_solution_attention,
         wrong=_wrong_attention,
+        why=(
+            "Logits q k^T scaled by 1 / sqrt(d), a softmax over each row (the row's maximum "
+            "subtracted first, so exp cannot overflow), then the weighted sum of the values."
+        ),
+        asks="my_attention(q, k, v)",
         returns=torch.Tensor,
         forbids=(
             "vitexplain.attention.attention",
+            "vitexplain.relative_position.attention_with_position",
             "torch.nn.functional.scaled_dot_product_attention",
         ),
     ),
     Exercise(
         id="02.4",
-        task=(
-            "Use the idea: the entries of q and k (d = 64 each, independent) now have mean 0.5 "
-            "instead of 0, and variance 1. On average, how large is the scaled logit "
-            "q . k / sqrt(d)? Answer with a number (one decimal is enough)."
-        ),
-        grade=_grade_mean_scaled_logit,
+        grade=_MEAN_SCALED_LOGIT,
         solution=_mean_scaled_logit,
         wrong=lambda: 0.0,
+        why=(
+            "For independent entries E[q_i k_i] = E[q_i] E[k_i] = 0.25; the d = 64 terms sum to "
+            "16 on average, and 16 / sqrt(64) = 2. The scaling fixes the spread, not the mean."
+        ),
     ),
 ]

@@ -7,14 +7,7 @@ import torch
 from ..learned_position import grid_similarity, neighbour_wins
 from ..position import sinusoid_encoding, sinusoid_encoding_2d
 from ..vit import ViT
-from . import Exercise, as_int, close, short
-
-
-def _exact_int(answer: object, what: str) -> str | None:
-    """None if ``answer`` is a whole number (not a bool), else a hint about the type."""
-    if as_int(answer) is None:
-        return f"expected an int ({what}), got {short(answer)}"
-    return None
+from ._rules import Exercise, Rule, ValueSpec, close
 
 
 def _learned_extra_384() -> int:
@@ -27,18 +20,19 @@ def _learned_extra_384() -> int:
     return counts["learned"] - counts["sincos"]
 
 
-def _grade_extra(answer: object) -> str | None:
-    hint = _exact_int(answer, "a number of parameters")
-    if hint is not None:
-        return hint
-    answer = as_int(answer)
-    if answer == _learned_extra_384():
-        return None
-    if answer == 24 * 24 * 768:
-        return "close: the class token has a row of the table too"
-    if answer == 197 * 768:
-        return "that is the 224 x 224 table; count the patches of a 384 x 384 image"
-    return "one row of D numbers per token; how many tokens does a 384 x 384 image make?"
+_EXTRA = ValueSpec(
+    kind="int",
+    answer=((384 // 16) ** 2 + 1) * 768,  # one row of D numbers per token, class token included
+    expects="an int (a number of parameters)",
+    rules=(
+        Rule("close: the class token has a row of the table too", equals=24 * 24 * 768),
+        Rule(
+            "that is the 224 x 224 table; count the patches of a 384 x 384 image",
+            equals=197 * 768,
+        ),
+    ),
+    default="one row of D numbers per token; how many tokens does a 384 x 384 image make?",
+)
 
 
 def _wins_1d_4x4() -> int:
@@ -46,19 +40,16 @@ def _wins_1d_4x4() -> int:
     return int(neighbour_wins(sim).sum())
 
 
-def _grade_wins_1d(answer: object) -> str | None:
-    hint = _exact_int(answer, "a number of patches")
-    if hint is not None:
-        return hint
-    answer = as_int(answer)
-    if answer == _wins_1d_4x4():
-        return None
-    if not 0 <= answer <= 16:
-        return "there are only 16 patches"
-    return (
+_WINS_1D = ValueSpec(
+    kind="int",
+    answer=10,
+    expects="an int (a number of patches)",
+    rules=(Rule("there are only 16 patches", low=0, high=16, outside=True),),
+    default=(
         "in raster order, which patches have a non-neighbour at offset 1? Their best neighbour "
         "only ties with it, and a tie is not a win"
-    )
+    ),
+)
 
 
 def _all_win_2d() -> bool:
@@ -66,27 +57,28 @@ def _all_win_2d() -> bool:
     return bool(neighbour_wins(sim).all())
 
 
-def _grade_all_win_2d(answer: object) -> str | None:
-    if not isinstance(answer, bool):
-        return f"expected True or False, got {short(answer)}"
-    if answer == _all_win_2d():
-        return None
-    return (
+_ALL_WIN_2D = ValueSpec(
+    kind="bool",
+    answer=True,
+    expects="True or False",
+    default=(
         "write the similarity of the 2D table as the mean of a row term and a column term, and "
         "compare a neighbour (one term at offset 0) with a diagonal patch (both terms at offset 1)"
-    )
+    ),
+)
 
 
-def _reference_grid_similarity(table: torch.Tensor, grid_size: tuple[int, int]) -> torch.Tensor:
-    """Solution of 07.4: normalise the rows, take all dot products, lay them out on the grid."""
-    unit = table.double() / table.double().norm(dim=1, keepdim=True)  # (N, D)
-    rows, cols = grid_size
-    return (unit @ unit.T).reshape(rows, cols, rows, cols)
+def _solution_grid_similarity():
+    def my_grid_similarity(table, grid_size):
+        """(N, D) table, (rows, cols) grid -> (rows, cols, rows, cols) cosine similarities."""
+        unit = table.double() / table.double().norm(dim=1, keepdim=True)  # (N, D): unit rows
+        rows, cols = grid_size
+        return (unit @ unit.T).reshape(rows, cols, rows, cols)  # patch (r, c) is row r*cols+c
+
+    return my_grid_similarity
 
 
-def _grade_grid_similarity(function: object) -> str | None:
-    if not callable(function):
-        return f"expected a function my_grid_similarity(table, grid_size), got {short(function)}"
+def _grade_grid_similarity(function) -> str | None:
     generator = torch.Generator().manual_seed(7)
     for rows, cols, dim in ((3, 5, 32), (2, 2, 3), (4, 3, 10)):
         table = torch.randn(rows * cols, dim, generator=generator) * 3  # rows of unequal length
@@ -113,50 +105,50 @@ def _wrong_grid_similarity(table: torch.Tensor, grid_size: tuple[int, int]) -> t
 EXERCISES: list[Exercise] = [
     Exercise(
         id="07.1",
-        task=(
-            "Predict before computing: ViT-B/16 (D = 768, patches of 16 x 16) fine-tuned at "
-            '384 x 384 pixels, with `pos_embed="learned"`. How many trainable numbers does its '
-            "position table hold? (Check with `vx.count_parameters` on the `meta` device.)"
-        ),
-        grade=_grade_extra,
+        grade=_EXTRA,
         solution=_learned_extra_384,
         wrong=lambda: 197 * 768,
+        why=(
+            "384 / 16 = 24 patches per side make 576 tokens, plus the class token: 577 rows of "
+            "D = 768 numbers, 443,136 trainable numbers (the sin-cos table trains none)."
+        ),
     ),
     Exercise(
         id="07.2",
-        task=(
-            "Predict, then check with `vx.neighbour_wins`: the fixed 1D sin-cos table "
-            "`vx.sinusoid_encoding(16, 32)` on a 4 x 4 grid (no class token). For how many of the "
-            "16 patches is the most similar other patch a row or column neighbour?"
-        ),
-        grade=_grade_wins_1d,
+        grade=_WINS_1D,
         solution=_wins_1d_4x4,
         wrong=lambda: 16,
+        why=(
+            "In raster order the last patch of a row and the first of the next are 1 apart in "
+            "the 1D table but not neighbours on the grid; a patch at a row's end ties with it "
+            "and a tie is no win: 10 of the 16 patches win."
+        ),
     ),
     Exercise(
         id="07.3",
-        task=(
-            "Change the table and explain: with the 2D sin-cos table "
-            "`vx.sinusoid_encoding_2d((3, 5), 32)` (half the numbers for the row, half for the "
-            "column), does every patch of the 3 x 5 grid pass the neighbour test? Answer True "
-            "or False."
-        ),
-        grade=_grade_all_win_2d,
+        grade=_ALL_WIN_2D,
         solution=_all_win_2d,
-        wrong=lambda: not _all_win_2d(),
+        wrong=lambda: False,
+        why=(
+            "The 2D table's similarity is the mean of a row term and a column term; a grid "
+            "neighbour has one of them at offset 0 (the largest value), a diagonal patch has "
+            "both at offset 1, so the neighbour always wins."
+        ),
     ),
     Exercise(
         id="07.4",
-        task=(
-            "Write `my_grid_similarity(table, grid_size)`: for a table of shape (N, D) and a grid "
-            "(rows, cols) with rows * cols = N, return the (rows, cols, rows, cols) tensor of "
-            "cosine similarities, entry [r, c, r2, c2] for patches (r, c) and (r2, c2) "
-            "(row-major), without calling `vx.grid_similarity`."
-        ),
         grade=_grade_grid_similarity,
-        solution=lambda: _reference_grid_similarity,
+        solution=_solution_grid_similarity,
         wrong=lambda: _wrong_grid_similarity,
+        why=(
+            "Divide each row by its length, take all dot products at once (N, N), and lay the "
+            "two token axes out as (rows, cols): row-major, as the tokens are numbered."
+        ),
+        asks="my_grid_similarity(table, grid_size)",
         returns=torch.Tensor,
-        forbids=("vitexplain.learned_position.grid_similarity",),
+        forbids=(
+            "vitexplain.learned_position.grid_similarity",
+            "vitexplain.position.embedding_similarity",
+        ),
     ),
 ]

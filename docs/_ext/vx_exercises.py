@@ -1,0 +1,120 @@
+"""The exercises on the site: an answer box under every value exercise, a worked solution under
+every exercise.
+
+Data: docs/_data/exercises.json, exported from the package by scripts/export_exercises.py at
+``make figures`` (the site build has no torch). Under each notebook cell that calls
+``vx.exercises.check("NN.k", ...)`` this adds
+
+* for a value exercise, a form (label, text input, Check button, a live region for the verdict),
+  hidden until the page's script runs; the script (docs/_js/exercises.js, inlined as a classic
+  script with the page's specs as inline JSON) grades by the same spec as ``check``;
+* for every exercise, a ``<details>`` disclosure "Worked solution (try it first)" with the
+  answer or the function's code and the explanation: it opens without JavaScript.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+
+DOCS = Path(__file__).resolve().parent.parent
+DATA = DOCS / "_data" / "exercises.json"
+SCRIPT = DOCS / "_js" / "exercises.js"
+CHECK_CALL = re.compile(r"vx\.exercises\.check\(\s*\"(\d\d\.\d)\"")
+FORMS = (
+    "Type a number (a fraction such as 1/15 works), an int, True or False, or a tuple such as "
+    "(196, 768), as the task asks, then press Enter or Check."
+)
+PRIVACY = (
+    "Checked here, in your browser, by the same rules and hints as vx.exercises.check; nothing "
+    "you type is sent anywhere or stored."
+)
+
+
+def _slug(exercise_id: str) -> str:
+    return exercise_id.replace(".", "-")
+
+
+def _form(exercise_id: str) -> str:
+    slug = _slug(exercise_id)
+    return (
+        f'<form class="vx-answer" data-exercise="{exercise_id}" hidden>'
+        f'<label for="vx-answer-{slug}">Your answer to exercise {exercise_id}</label>'
+        f'<span class="vx-answer-row"><input id="vx-answer-{slug}" type="text" '
+        f'autocomplete="off" spellcheck="false" aria-describedby="vx-forms-{slug}">'
+        f'<button type="submit">Check</button></span>'
+        f'<span class="vx-forms" id="vx-forms-{slug}">{html.escape(FORMS)} {PRIVACY}</span>'
+        f'<output class="vx-verdict" role="status" aria-live="polite"></output></form>'
+    )
+
+
+def _solution(exercise_id: str, entry: dict[str, Any]) -> str:
+    parts = [f"<summary>Worked solution of {exercise_id} (try it first)</summary>"]
+    if "code" in entry:
+        name = entry["asks"].partition("(")[0]
+        code = html.escape(entry["code"])
+        parts.append(f'<pre class="vx-code" tabindex="0"><code>{code}</code></pre>')
+        parts.append(f"<p>{html.escape(entry['why'])}</p>")
+        parts.append(
+            "<p>To check your own version, run this notebook in JupyterLab (<code>make lab</code>"
+            f') and call <code>vx.exercises.check("{exercise_id}", {name})</code> under your '
+            "function: it runs your code, which a page cannot.</p>"
+        )
+    else:
+        parts.append(f"<p>Answer: <code>{html.escape(entry['answer'])}</code></p>")
+        parts.append(f"<p>{html.escape(entry['why'])}</p>")
+    return f'<details class="vx-solution">{"".join(parts)}</details>'
+
+
+def _cell_of(node: nodes.Node) -> nodes.Node:
+    """The notebook cell (myst-nb's container) a literal block sits in."""
+    cell = node
+    while cell.parent is not None and "cell" not in cell.get("classes", []):
+        cell = cell.parent
+    return cell if cell.parent is not None else node
+
+
+def _script(data: dict[str, Any], used: dict[str, Any]) -> str:
+    page = {"verdict": data["verdict"], "not_finite": data["not_finite"], "specs": used}
+    text = json.dumps(page, ensure_ascii=False).replace("</", "<\\/")
+    code = SCRIPT.read_text(encoding="utf-8")
+    return (
+        f'<script type="application/json" id="vx-exercises-data">{text}</script>'
+        f"<script>\n{code}</script>"
+    )
+
+
+def add_exercises(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    if not docname.startswith("notebooks/"):
+        return
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    used: dict[str, Any] = {}
+    for block in list(doctree.findall(nodes.literal_block)):
+        found = CHECK_CALL.search(block.astext())
+        if not found or found[1] not in data["exercises"]:
+            continue
+        exercise_id = found[1]
+        entry = data["exercises"][exercise_id]
+        parts = []
+        if "spec" in entry:
+            used[exercise_id] = entry["spec"]
+            parts.append(_form(exercise_id))
+        parts.append(_solution(exercise_id, entry))
+        slug, inner = _slug(exercise_id), "".join(parts)
+        box = f'<div class="vx-exercise" id="vx-exercise-{slug}">{inner}</div>'
+        cell = _cell_of(block)
+        cell.parent.insert(cell.parent.index(cell) + 1, nodes.raw("", box, format="html"))
+    if used:
+        doctree.append(nodes.raw("", _script(data, used), format="html"))
+
+
+def setup(app: Sphinx) -> dict:
+    app.connect("doctree-resolved", add_exercises)
+    app.add_css_file("vx-exercises.css")
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,248 @@
+"""The exercises on the site (docs/_ext/vx_exercises.py, docs/_js/exercises.js), in Chromium,
+opened from build/html/ with every request beyond the machine blocked.
+
+* Both graders agree: every reference answer, every wrong answer the package's grader tests use,
+  the accepted number forms (a fraction typed as 1/15, a rounded decimal, a percentage where
+  the spec allows one), other container forms and wrong types go through the page's grader and
+  through ``vx.exercises`` (the same text read as Python reads it), and the verdict lines are
+  equal, every one.
+* The forms: keyboard only (Tab to the input, type, Enter; the Check button by Space), the
+  verdict in a live region; a worked solution for all 35 exercises in a <details> that opens
+  without JavaScript; no request; axe 0 in light and dark; no sideways scroll at 390 px.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Browser, Page
+
+from vitexplain import exercises as ex
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "build" / "html"
+PAGES = {p.stem[:2]: f"notebooks/{p.stem}.html" for p in sorted(ROOT.glob("notebooks/0*.ipynb"))}
+ALL = ex.exercises()
+VALUES = sorted(i for i, e in ALL.items() if e.returns is None)
+
+# What a learner types, beyond each exercise's reference and wrong answers: the accepted number
+# forms, the container forms, and the wrong answers of tests/test_exercises*.py.
+TYPED = {
+    "01.1": ["[196, 768]", "196, 768", "(196, 256)", "(1, 2, 3)", "abc", "(196.0, 768)"],
+    "01.2": ["13.0", "[13]", "12", "14", "3", "16", "1.5", "True"],
+    "01.3": ["(55, 274)", "[274, 55]", "(0, 55)"],
+    "02.1": ["1/15", "0.07", "0.067", "0.0667", "6.67%", "7%", "0.1", "1/16", "0.06", "1.5", "50%"],
+    "02.2": ["[0, 1]", "{0, 1}", "(0, 1)", "0, 1", "[1, 0]", "[0, 1, 2, 3]", "[0]", "[0.5]", "[]"],
+    "02.4": ["2", "2.0", "2.1", "0.1", "8", "16/8"],
+    "03.1": ["4080", "4080.185", "6283.185", "649.4", "100"],
+    "03.2": ["False", "True", "0", "false"],
+    "03.5": ["25", "24", "26", "10000000000000000000000000", "1e25", "4", "25.5"],
+    "04.1": ["30", "66", "1001"],
+    "04.2": ["45", "225", "29", "14", "15", "1001"],
+    "04.3": ["25", "64", "5", "55", "1001"],
+    "04.4": ["0", "5", "8", "1001"],
+    "05.1": ["3136", "56", "55", "3025", "3136.0"],
+    "05.2": ["196", "3136", "14"],
+    "05.4": [
+        "(20, 20, 0)",
+        "[20, 20, 0]",
+        "((20, 20), (20, 20), (0, 0))",
+        "(20, (20, 20), 0)",
+        "(20, 10, 5)",
+        "(16, 20, 0)",
+        "(20, 20, 1)",
+        "(20, 20)",
+    ],  # fmt: skip
+    "06.1": ["94714", "95530", "94282", "0"],
+    "06.2": ["25", "24", "6144"],
+    "06.3": ["0.5", "1/2", "50%", "50", "-0.5", "150", "0.45", "0.9", "1"],
+    "06.4": ["True", "False"],
+    "07.1": ["443136", "442368", "151296"],
+    "07.2": ["10", "16", "17", "-1"],
+    "07.3": ["True", "False"],
+    "08.1": ["0.10", "0.1", "0.104", "0.1037", "0.112", "0.11", "0.23", "0.99", "0.0", "2"],
+    "08.2": ["34", "0", "396", "397", "-1"],
+}
+
+
+def python_value(text: str, percent: bool):
+    """The typed text as the same answer in Python: a literal or a fraction, a percentage where
+    the spec allows one, else the text itself (a str)."""
+    if percent and text.endswith("%"):
+        return float(text[:-1]) / 100
+    try:
+        return eval(text, {"__builtins__": {}})  # the test's own literals, nothing else
+    except (NameError, SyntaxError):
+        return text
+
+
+def cases() -> list[tuple[str, str]]:
+    found = []
+    for exercise_id in VALUES:
+        item = ALL[exercise_id]
+        answer = item.grade.answer
+        reference = repr(list(answer) if item.grade.kind == "int_set" else answer)
+        found += [(exercise_id, reference), (exercise_id, repr(item.wrong()))]
+        found += [(exercise_id, text) for text in TYPED.get(exercise_id, [])]
+    return found
+
+
+def _open(page: Page, name: str) -> list[str]:
+    attempted: list[str] = []
+
+    def guard(route):
+        if route.request.url.startswith(("file://", "data:")):
+            route.continue_()
+        else:
+            attempted.append(route.request.url)
+            route.abort()
+
+    page.context.route("**/*", guard)
+    page.goto((SITE / name).as_uri(), wait_until="load")
+    return attempted
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built_site() -> Path:
+    if not (SITE / "index.html").is_file():
+        pytest.fail("build/html/index.html is missing: run `make html` first (make e2e does)")
+    return SITE
+
+
+@pytest.fixture
+def page(browser: Browser, browser_context_args: dict) -> Page:
+    context = browser.new_context(**browser_context_args)
+    fresh = context.new_page()
+    fresh.errors = []
+    fresh.on("pageerror", lambda error: fresh.errors.append(str(error)))
+    yield fresh
+    context.close()
+
+
+def test_every_typed_answer_gets_the_same_verdict_from_both_graders(page: Page):
+    by_notebook: dict[str, list[tuple[str, str]]] = {}
+    for exercise_id, text in cases():
+        by_notebook.setdefault(exercise_id[:2], []).append((exercise_id, text))
+    compared, disagree = 0, []
+    for notebook, items in by_notebook.items():
+        assert _open(page, PAGES[notebook]) == []
+        typed = [text for _, text in items]
+        ids = [exercise_id for exercise_id, _ in items]
+        on_page = page.evaluate(
+            "([ids, typed]) => ids.map((id, i) => window.vxExercises.verdict(id, typed[i]))",
+            [ids, typed],
+        )
+        for (exercise_id, text), site in zip(items, on_page, strict=True):
+            percent = ALL[exercise_id].grade.percent
+            python = ex.verdict(exercise_id, ex.grade(exercise_id, python_value(text, percent)))
+            compared += 1
+            if site != python:
+                disagree.append((exercise_id, text, python, site))
+    assert page.errors == []
+    assert disagree == [], "\n".join(map(str, disagree))
+    assert compared >= 180, compared  # 185 typed answers over the 25 value exercises
+
+
+def test_the_accepted_forms_are_right_and_the_wrong_ones_are_not(page: Page):
+    _open(page, PAGES["02"])
+    verdict = lambda text: page.evaluate("t => window.vxExercises.verdict('02.1', t)", text)  # noqa: E731
+    for text in ("1/15", "0.07", "0.067", "6.67%", "7%"):
+        assert verdict(text) == "Exercise 02.1: right.", text
+    for text in ("1/16", "0.06", "0.1"):
+        assert verdict(text).startswith("Exercise 02.1: not yet. Hint: "), text
+
+
+def test_an_answer_is_checked_by_keyboard_and_announced(page: Page):
+    assert _open(page, PAGES["01"]) == []
+    field = page.locator("#vx-answer-01-2")
+    field.focus()
+    page.keyboard.type("3")
+    page.keyboard.press("Enter")
+    verdict = page.locator("#vx-exercise-01-2 .vx-verdict")
+    assert (
+        verdict.get_attribute("aria-live") == "polite" and verdict.get_attribute("role") == "status"
+    )
+    assert verdict.inner_text() == ex.verdict("01.2", ex.grade("01.2", 3))
+    field.fill("")
+    page.keyboard.type("13")
+    page.keyboard.press("Tab")  # to the Check button
+    assert page.evaluate("document.activeElement.textContent") == "Check"
+    page.keyboard.press("Space")
+    assert verdict.inner_text() == "Exercise 01.2: right."
+    assert page.errors == []
+
+
+def test_every_exercise_has_a_worked_solution_that_opens_without_javascript(browser: Browser):
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        seen = set()
+        for name in PAGES.values():
+            page.goto((SITE / name).as_uri(), wait_until="load")
+            for box in page.locator(".vx-exercise").all():
+                exercise_id = box.get_attribute("id").removeprefix("vx-exercise-").replace("-", ".")
+                details = box.locator("details.vx-solution")
+                summary = details.locator("summary")
+                assert "try it first" in summary.inner_text()
+                assert not details.locator("p").first.is_visible()  # closed until asked
+                summary.click()
+                text = details.inner_text()
+                assert ALL[exercise_id].why in text
+                if ALL[exercise_id].returns is not None:
+                    assert repr(ex.solution(exercise_id)) in text
+                    assert f'vx.exercises.check("{exercise_id}"' in text and "JupyterLab" in text
+                else:
+                    assert not box.locator("form").is_visible()  # the form needs JavaScript
+                seen.add(exercise_id)
+        assert seen == set(ALL)
+    finally:
+        context.close()
+
+
+def test_the_page_says_what_is_stored(page: Page):
+    _open(page, PAGES["06"])
+    note = page.locator("#vx-forms-06-3").inner_text()
+    assert "nothing you type is sent anywhere or stored" in note
+    stored = "JSON.stringify([{...localStorage}, {...sessionStorage}, document.cookie])"
+    before = page.evaluate(stored)  # the theme keeps its light/dark choice there
+    page.locator("#vx-answer-06-3").fill("0.5")
+    page.locator("#vx-answer-06-3").press("Enter")
+    assert page.locator("#vx-exercise-06-3 .vx-verdict").inner_text() == "Exercise 06.3: right."
+    assert page.evaluate(stored) == before
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_exercise_pages_have_no_axe_violation(browser: Browser, browser_context_args, mode):
+    context = browser.new_context(**browser_context_args, color_scheme=mode)
+    try:
+        page = context.new_page()
+        assert _open(page, PAGES["06"]) == []
+        page.locator("#vx-answer-06-3").fill("0.4")
+        page.locator("#vx-answer-06-3").press("Enter")
+        for details in page.locator("details.vx-solution").all():
+            details.locator("summary").click()
+        results = Axe().run(page, context={"include": [[".vx-exercise"]]})
+        violations = [v["id"] for v in results.response["violations"]]
+        assert violations == [], violations
+    finally:
+        context.close()
+
+
+def test_exercises_fit_390_px(browser: Browser, browser_context_args: dict):
+    context = browser.new_context(
+        **{**browser_context_args, "viewport": {"width": 390, "height": 844}}
+    )
+    try:
+        page = context.new_page()
+        for name in PAGES.values():
+            assert _open(page, name) == []
+            for details in page.locator("details.vx-solution").all():
+                details.locator("summary").click()
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 390, (name, width)
+            assert re.search(r"\d", page.locator(".vx-exercise").first.inner_text())
+    finally:
+        context.close()

@@ -1,0 +1,70 @@
+"""Write docs/_data/exercises.json: what the site's exercises need, from the package.
+
+The site is built without torch, so it cannot import the package: this script (run by
+``make figures``) exports, for every exercise, its grading spec (a value exercise: the same
+:class:`~vitexplain.exercises.ValueSpec` that ``check`` grades by), its worked solution (a
+value, or a function's source) and its explanation. tests/test_exercises_site.py checks that the
+tracked file equals a fresh export.
+
+    python scripts/export_exercises.py [--out docs/_data/exercises.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from vitexplain import exercises as ex
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "docs" / "_data" / "exercises.json"
+
+
+def _shown(value: Any) -> str:
+    """A reference value as the worked solution shows it."""
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, list):
+        value = tuple(value)
+    return repr(value)
+
+
+def export() -> dict[str, Any]:
+    """The site's data: one entry per exercise, in notebook order."""
+    entries = {}
+    for exercise_id, item in ex.exercises().items():
+        entry: dict[str, Any] = {"why": item.why}
+        if isinstance(item.grade, ex.ValueSpec):
+            entry["spec"] = item.grade.to_json()
+            entry["answer"] = _shown(item.grade.answer)
+        else:
+            entry["asks"] = item.asks
+            entry["code"] = repr(ex.solution(exercise_id))
+        entries[exercise_id] = entry
+    return {
+        "verdict": {
+            "right": ex.verdict("{id}", None),
+            "hint": ex.verdict("{id}", "{hint}"),
+        },
+        "not_finite": ex._rules.NOT_FINITE,
+        "exercises": entries,
+    }
+
+
+def text() -> str:
+    return json.dumps(export(), indent=1, ensure_ascii=False) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text(), encoding="utf-8")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
