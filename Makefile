@@ -188,7 +188,7 @@ weights: $(STAMP)
 # 1,100 pictures, scores the 300 validation pictures and writes the selection (rule, rows, seeds,
 # counts, the chosen row) into vitexplain/weights/digits_selection.json: commit it first. ablation
 # reads that committed file, trains what it names on all 1,400 and scores the 397 test pictures
-# once per model, into vitexplain/weights/digits_ablation.csv (a second run writes the same bytes).
+# once per model, into vitexplain/weights/digits_ablation.csv.
 ablation-select: $(STAMP)
 	$(BIN)/python scripts/ablation_digits.py select
 
