@@ -245,7 +245,7 @@ def train_digits_vit(
 
 
 def train_digits_cnn(
-    recipe: str = SHIPPED_RECIPE, seed: int = 0, validation: bool = False
+    recipe: str = SHIPPED_RECIPE, seed: int = 0, validation: bool = False, epochs: int | None = None
 ) -> tuple[DigitsCNN, dict[str, list[float]]]:
     """Train the CNN baseline with the same loop and recipe as the ViT (:func:`train_digits_vit`).
 
@@ -253,15 +253,17 @@ def train_digits_cnn(
         recipe: a key of :data:`DIGITS_RECIPES` (the shipped ViT's by default: same budget).
         seed: seeds the initial weights, the order of the batches and the shifts.
         validation: train on 1,100 pictures, as :func:`train_digits_vit` does.
+        epochs: passes over the data; the recipe's own when None.
 
     Returns:
         ``(model, history)`` as :func:`train_digits_vit` returns them.
     """
     recipe, seed = check_str("recipe", recipe, tuple(DIGITS_RECIPES)), check_int("seed", seed, 0)
     validation = check_bool("validation", validation)
+    epochs = None if epochs is None else check_int("epochs", epochs)
     torch.manual_seed(seed)
     model = digits_cnn()
-    return model, _train_digits(model, None, None, recipe, seed, validation)
+    return model, _train_digits(model, epochs, None, recipe, seed, validation)
 
 
 def load_trained_digits_vit(pos_embed: str = "learned") -> ViT:
