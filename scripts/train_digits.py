@@ -2,7 +2,8 @@
 
 The models are trained by :func:`vitexplain.train_digits_vit` (seed 0, the recipe in
 ``vitexplain.digits.DIGITS_TRAINING``, chosen on a validation split: see
-``scripts/ablation_digits.py``) and saved as float32 state_dicts in
+``scripts/ablation_digits.py``) on the 1,400 training pictures only (the test pictures are not
+read here) and saved as float32 state_dicts in
 ``vitexplain/weights/digits_vit_<pos_embed>.pt``, package data that notebook 08 loads with
 ``torch.load(..., weights_only=True)`` and ``strict=True``: its figures then come from the same
 weights on every CPU. The two models train side by side, one process and one thread each (the
@@ -42,7 +43,7 @@ def train_and_save(pos_embed: str) -> str:
     path = WEIGHTS_DIR / f"digits_vit_{pos_embed}.pt"
     path.write_bytes(buffer.getvalue())
     return (
-        f"{path.name}: test accuracy {history['test_accuracy'][-1]:.3f} after "
+        f"{path.name}: training accuracy {history['train_accuracy'][-1]:.3f} after "
         f"{history['epoch'][-1]} epochs, {time.perf_counter() - start:.1f} s, "
         f"{path.stat().st_size / 1024:.0f} KB"
     )

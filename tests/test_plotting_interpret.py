@@ -12,6 +12,7 @@ from vitexplain import (
     show_digits,
     show_logit_lens,
     show_looks_and_uses,
+    show_probe_comparison,
     show_training_curves,
     show_vit_figure7,
 )
@@ -124,3 +125,21 @@ def test_attention_locality_draws_every_head_and_every_reference():
         assert levels == sorted(r[i] for r in references.values())
     labels = fig.axes[2].get_legend_handles_labels()[1]
     assert labels == ["head 1", "head 2", "self only", "uniform"]
+
+
+def test_show_probe_comparison_draws_both_probes_on_one_scale():
+    black = np.linspace(0, 1, 5)
+    moved = np.arange(25.0).reshape(5, 5) / 24
+    fig = show_probe_comparison(black, moved)
+    strip, table = fig.axes[:2]
+    assert np.array_equal(strip.images[0].get_array()[0], black)
+    drawn = np.ma.filled(table.images[0].get_array(), np.nan)
+    assert np.isnan(np.diag(drawn)).all()  # nothing moved: left blank
+    off = ~np.eye(5, dtype=bool)
+    assert np.array_equal(drawn[off], moved[off])
+    assert strip.images[0].get_clim() == table.images[0].get_clim() == (0, 1)
+    assert [t.get_text() for t in table.get_xticklabels()] == ["1", "2", "3", "4", "5"]
+    with pytest.raises(ValueError, match=r"moved_share must have shape \(5, 5\)"):
+        show_probe_comparison(black, moved[:4])
+    with pytest.raises(ValueError, match="black_share"):
+        show_probe_comparison(moved, moved)

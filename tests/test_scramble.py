@@ -4,7 +4,15 @@ import numpy as np
 import pytest
 import torch
 
-from vitexplain import load_mountains, make_scramble_dataset, patchify, swap_patches
+from vitexplain import (
+    filled_patch_outputs,
+    load_mountains,
+    make_scramble_dataset,
+    moved_patch_outputs,
+    patchify,
+    swap_patches,
+    unpatchify,
+)
 
 
 def test_scramble_dataset_is_deterministic_and_balanced():
@@ -114,3 +122,49 @@ def test_a_huge_data_set_is_refused_with_its_cost():
         make_scramble_dataset(10**6, seed=0)
     with pytest.raises(TypeError, match="return_orders must be True or False"):
         make_scramble_dataset(2, seed=0, return_orders="yes")
+
+
+def _linear_model(pixels: int, outputs: int = 2) -> torch.nn.Module:
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(pixels, outputs))
+
+
+def test_moved_patch_outputs_match_a_loop_over_every_patch_and_place():
+    images = torch.rand(3, 2, 4, 6)  # 6 patches of 2 x 2 with 2 channels
+    model = _linear_model(2 * 4 * 6)
+    got = moved_patch_outputs(model, images, 2)
+    assert got.shape == (6, 6, 3, 2)
+    for k in range(6):
+        for p in range(6):
+            tokens = patchify(images, 2).clone()  # (3, 6, 8)
+            tokens[:, p] = tokens[:, k]  # place p now holds a copy of patch k
+            expected = model(unpatchify(tokens, (4, 6), 2))
+            assert torch.allclose(got[k, p], expected, atol=1e-6), (k, p)
+    assert torch.allclose(got[4, 4], model(images), atol=1e-6)  # k == p: nothing changes
+
+
+def test_filled_patch_outputs_match_a_loop_over_every_place():
+    images = torch.rand(2, 1, 6, 4)
+    model = _linear_model(24, outputs=1)
+    got = filled_patch_outputs(model, images, 2, value=0.25)
+    assert got.shape == (6, 2, 1)
+    for p in range(6):
+        tokens = patchify(images, 2).clone()
+        tokens[:, p] = 0.25
+        assert torch.allclose(got[p], model(unpatchify(tokens, (6, 4), 2)), atol=1e-6)
+    black = filled_patch_outputs(model, images, 2)  # value 0 by default: a black patch
+    tokens = patchify(images, 2).clone()
+    tokens[:, 5] = 0
+    assert torch.allclose(black[5], model(unpatchify(tokens, (6, 4), 2)), atol=1e-6)
+
+
+def test_probes_name_bad_arguments():
+    images, model = torch.rand(2, 1, 4, 4), _linear_model(16)
+    with pytest.raises(TypeError, match="model must be a torch.nn.Module"):
+        moved_patch_outputs(lambda x: x, images, 2)
+    with pytest.raises(ValueError, match="images must have 4 dimensions"):
+        filled_patch_outputs(model, images[0], 2)
+    with pytest.raises(ValueError, match="patch_size"):
+        moved_patch_outputs(model, images, 3)
+    with pytest.raises(TypeError, match="value must be"):
+        filled_patch_outputs(model, images, 2, value="black")

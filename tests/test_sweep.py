@@ -257,7 +257,27 @@ def cases(scratch: Path) -> dict[str, tuple[dict, list[tuple[dict, str]]]]:
             # a huge image is fine: count_tokens only counts (round three)
             [bad(k=20), bad(s=0), bad(p=-1), bad(h=2.5), bad(w=-8)],
         ),
+        "accuracy_standard_error": (
+            {"accuracy": 0.9, "n": 10},
+            [bad(accuracy=1.5), bad(accuracy="x"), bad(n=0)],
+        ),
         "digits_vit": ({}, [bad(pos_embed="sin"), bad(pos_embed=1), bad(pos_embed=None)]),
+        "filled_patch_outputs": (
+            {"model": vit, "images": images, "patch_size": 2},
+            [bad(model="x"), bad(images=images[0]), bad(patch_size=3), bad(value=nan)],
+        ),
+        "moved_patch_outputs": (
+            {"model": vit, "images": images, "patch_size": 2},
+            [bad(model="x"), bad(images=images[0]), bad(patch_size=3)],
+        ),
+        "show_probe_comparison": (
+            {"black_share": np.zeros(4), "moved_share": np.zeros((4, 4))},
+            [bad(black_share=np.zeros((2, 2))), bad(moved_share=np.zeros((3, 3)))],
+        ),
+        "train_digits_cnn": (
+            {"epochs": 1},
+            [bad(recipe="best"), bad(epochs=0), bad(validation="yes"), bad(seed=-1)],
+        ),
         "display_figure": (
             {"fig": fig, "name": None, "alt": "a line from zero to one"},
             [bad(fig="x"), bad(alt="short"), bad(name="a/b"), bad(dpi=0), bad(dpi=huge)],

@@ -17,11 +17,15 @@ from .data import load_mountains, mountain_at_dusk, save_mountains
 from .digits import (
     DIGITS_RECIPES,
     DIGITS_VIT_CONFIG,
+    accuracy_standard_error,
+    digits_cnn,
     digits_vit,
     load_digit_split,
     load_digit_validation_split,
     load_digits_ablation,
+    load_digits_selection,
     load_trained_digits_vit,
+    train_digits_cnn,
     train_digits_vit,
 )
 from .errata import articles_rel_pos_2d
@@ -85,7 +89,12 @@ from .relative_position import (
     relative_to_absolute,
     skew_steps,
 )
-from .scramble import make_scramble_dataset, swap_patches
+from .scramble import (
+    filled_patch_outputs,
+    make_scramble_dataset,
+    moved_patch_outputs,
+    swap_patches,
+)
 from .t2t import T2TModule, T2TViT, TokenAttention, TokenTransformer, soft_split
 from .torch_modules import (
     patch_embed_to_conv,
@@ -139,6 +148,7 @@ if TYPE_CHECKING:  # imported on first use at run time (see __getattr__)
         show_patch_and_token,
         show_patch_grid,
         show_position_similarity,
+        show_probe_comparison,
         show_relative_distances,
         show_resized_embedding,
         show_scramble_examples,
@@ -186,6 +196,8 @@ __all__ = [
     "clock_periods",
     "count_parameters",
     "count_tokens",
+    "accuracy_standard_error",
+    "digits_cnn",
     "digits_vit",
     "DIGITS_RECIPES",
     "DIGITS_VIT_CONFIG",
@@ -195,6 +207,7 @@ __all__ = [
     "embedding_similarity",
     "evaluate",
     "exercises",
+    "filled_patch_outputs",
     "fit",
     "fixed_top_key",
     "figure_to_array",
@@ -208,10 +221,12 @@ __all__ = [
     "load_digit_split",
     "load_digit_validation_split",
     "load_digits_ablation",
+    "load_digits_selection",
     "load_mountains",
     "load_trained_digits_vit",
     "logit_lens",
     "make_scramble_dataset",
+    "moved_patch_outputs",
     "mean_attention_distance",
     "Mlp",
     "mountain_at_dusk",
@@ -259,6 +274,7 @@ __all__ = [
     "show_logit_lens",
     "show_logit_matrices",
     "show_looks_and_uses",
+    "show_probe_comparison",
     "show_matrices",
     "show_matrix",
     "show_padded_token",
@@ -301,6 +317,7 @@ __all__ = [
     "TokenTransformer",
     "trace_shapes",
     "train_classifier",
+    "train_digits_cnn",
     "train_digits_vit",
     "train_where_am_i",
     "unpatchify",

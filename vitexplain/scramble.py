@@ -19,12 +19,14 @@ from ._checks import (
     check_image,
     check_index,
     check_int,
+    check_module,
     check_number,
+    check_tensor,
 )
 from .data import load_mountains
 from .patches import patchify, scramble_patches, unpatchify
 
-__all__ = ["make_scramble_dataset", "swap_patches"]
+__all__ = ["filled_patch_outputs", "make_scramble_dataset", "moved_patch_outputs", "swap_patches"]
 
 
 def _jittered_noisy_copies(
@@ -160,3 +162,65 @@ def swap_patches(images: torch.Tensor, patch_size: int, a: int, b: int) -> torch
     a, b = check_index("a", a, count, "patches"), check_index("b", b, count, "patches")
     tokens[:, [a, b]] = tokens[:, [b, a]]  # exchange the two tokens
     return unpatchify(tokens, tuple(images.shape[-2:]), patch_size)  # (B, C, H, W)
+
+
+@torch.no_grad()
+def moved_patch_outputs(
+    model: torch.nn.Module, images: torch.Tensor, patch_size: int
+) -> torch.Tensor:
+    """The model's outputs with each real patch of each picture moved to each place, one at a time.
+
+    An in-distribution probe: the patch put at a place is one of the picture's own, noise and
+    all, so every patch the model sees is one it could have met in training (a scrambled
+    training picture holds the same patches in other places). Only the one place changes; the
+    patch also stays where it was, so the picture holds it twice.
+
+    Args:
+        model: maps images (B, C, H, W) to outputs (B, K).
+        images: shape (B, C, H, W).
+        patch_size: side P of the patches; must divide H and W. N patches per picture.
+
+    Returns:
+        Tensor of shape (N, N, B, K): ``[k, p]`` is the model's output after the patch at place p
+        is replaced by a copy of patch k of the same picture (0-based, reading order); the
+        diagonal ``[p, p]`` is the output on the unchanged pictures.
+    """
+    model, images = check_module("model", model), check_tensor("images", images, ndim=4)
+    tokens = patchify(images, patch_size)  # (B, N, C*P*P), checks patch_size
+    count, size = tokens.shape[1], tuple(images.shape[-2:])
+    rows = []
+    for k in range(count):
+        moved = tokens[None].repeat(count, 1, 1, 1)  # (N places, B, N, C*P*P)
+        moved[torch.arange(count), :, torch.arange(count)] = tokens[:, k]  # place p <- patch k
+        flat = unpatchify(moved.flatten(0, 1), size, patch_size)  # (N * B, C, H, W)
+        rows.append(model(flat).unflatten(0, (count, len(images))))  # (N, B, K)
+    return torch.stack(rows)  # (N, N, B, K)
+
+
+@torch.no_grad()
+def filled_patch_outputs(
+    model: torch.nn.Module, images: torch.Tensor, patch_size: int, value: float = 0.0
+) -> torch.Tensor:
+    """The model's outputs with the patch at each place filled with one value, place by place.
+
+    With ``value=0`` this paints a patch black: a probe *outside* the data of notebook 06, whose
+    pixels all carry noise (no training patch is uniformly 0). Compare
+    :func:`moved_patch_outputs`, which stays inside it.
+
+    Args:
+        model: maps images (B, C, H, W) to outputs (B, K).
+        images: shape (B, C, H, W).
+        patch_size: side P of the patches; must divide H and W. N patches per picture.
+        value: the value every pixel of the patch is set to.
+
+    Returns:
+        Tensor of shape (N, B, K): ``[p]`` is the output after the patch at place p is filled.
+    """
+    model, images = check_module("model", model), check_tensor("images", images, ndim=4)
+    value = check_number("value", value)
+    tokens = patchify(images, patch_size)  # (B, N, C*P*P), checks patch_size
+    count, size = tokens.shape[1], tuple(images.shape[-2:])
+    filled = tokens[None].repeat(count, 1, 1, 1)  # (N places, B, N, C*P*P)
+    filled[torch.arange(count), :, torch.arange(count)] = value
+    flat = unpatchify(filled.flatten(0, 1), size, patch_size)  # (N * B, C, H, W)
+    return model(flat).unflatten(0, (count, len(images)))  # (N, B, K)

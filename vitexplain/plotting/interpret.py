@@ -1,4 +1,4 @@
-"""Figures of notebook 08: a ViT trained on the digits, where it looks and what it uses."""
+"""Figures of notebooks 06 and 08: where a trained ViT looks, and what it uses (probes)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ __all__ = [
     "show_digits",
     "show_logit_lens",
     "show_looks_and_uses",
+    "show_probe_comparison",
     "show_vit_figure7",
 ]
 
@@ -327,4 +328,39 @@ def show_attention_locality(
     axes[0].set_ylim(-0.2, None)
     axes[2].set_ylim(0, 1.05)
     axes[2].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
+    return fig
+
+
+def show_probe_comparison(black_share, moved_share) -> Figure:
+    """Two probes of the same places side by side: a black patch, and the picture's own patches.
+
+    Args:
+        black_share: shape (N,), the share of pictures whose verdict flips when the patch at
+            place p is painted black (out of distribution).
+        moved_share: shape (N, N), ``[k, p]`` the share that flips when patch k of the picture
+            is copied to place p (in distribution; the diagonal, nothing moved, is left blank).
+
+    Returns:
+        The figure: a 1 x N strip for the black patch above the N x N table of moved patches,
+        places along the same horizontal axis, on one 0..1 colour scale with its bar.
+    """
+    black = check_array("black_share", black_share, ndim=1, finite=True)
+    moved = check_array("moved_share", moved_share, ndim=2, finite=True).copy()
+    count = len(black)
+    if moved.shape != (count, count):
+        raise ValueError(f"moved_share must have shape {(count, count)}, got {moved.shape}")
+    np.fill_diagonal(moved, np.nan)
+    fig = Figure(figsize=(6.4, 6.6), layout="constrained")
+    top, bottom = fig.subplots(2, 1, height_ratios=[1, count], sharex=True)
+    style = {"cmap": "viridis", "vmin": 0, "vmax": 1, "aspect": "equal"}
+    top.imshow(black[None], **style)
+    image = bottom.imshow(moved, **style)
+    top.set_yticks([0], ["black"])
+    top.set_title("share of intact pictures called scrambled", fontsize=10)
+    ticks = np.arange(count)
+    bottom.set_xticks(ticks, [str(t + 1) for t in ticks])
+    bottom.set_yticks(ticks, [str(t + 1) for t in ticks])
+    bottom.set_xlabel("place p the patch is put at")
+    bottom.set_ylabel("patch k of the same picture")
+    fig.colorbar(image, ax=[top, bottom], shrink=0.6, label="share flipped")
     return fig
