@@ -175,13 +175,22 @@ VALUES = sorted(i for i, e in ALL.items() if e.returns is None)
 FUNCTIONS = sorted(i for i, e in ALL.items() if e.returns is not None)
 
 
+# 08.1 is a mean of 397 rank correlations between maps of the trained ViT: ties among the ranks
+# depend on the last bits of the maps, so the mean moves with the CPU's kernels (0.10366 here,
+# 0.10312 under the baseline instruction set). The grader accepts anything within 0.0051 of the
+# shipped mean, so a learner on either CPU is right; the tests allow 2e-3 for that one answer.
+CPU_TOLERANCE = {"08.1": 2e-3}
+
+
 @pytest.mark.parametrize("exercise_id", VALUES)
 def test_the_shipped_answer_is_what_the_worked_solution_computes(exercise_id):
     """Value answers are shipped in their specs (checks compute nothing); here they are
     recomputed from the worked solution, an independent computation."""
     spec, computed = ALL[exercise_id].grade, ex.solution(exercise_id)
     if spec.kind == "number":
-        assert computed == pytest.approx(spec.answer, rel=1e-9, abs=1e-9)
+        tol = CPU_TOLERANCE.get(exercise_id, 1e-9)
+        assert computed == pytest.approx(spec.answer, rel=1e-9, abs=tol)
+        assert ex.grade(exercise_id, computed) is None  # what this CPU computes is accepted
     elif spec.kind == "int_set":
         assert tuple(sorted(computed)) == spec.answer
     else:
@@ -194,11 +203,15 @@ def test_the_08_1_slips_are_what_they_say():
     from vitexplain.exercises import nb08
 
     without, with_identity = nb08._agreement(residual=False), nb08._agreement(residual=True)
-    assert sum(without) / len(without) == pytest.approx(nb08._MEAN_WITHOUT_RESIDUAL, abs=1e-9)
-    assert median(without) == pytest.approx(nb08._MEDIAN_WITHOUT_RESIDUAL, abs=1e-9)
+    tol = CPU_TOLERANCE["08.1"]
+    assert sum(without) / len(without) == pytest.approx(nb08._MEAN_WITHOUT_RESIDUAL, abs=tol)
+    assert median(without) == pytest.approx(nb08._MEDIAN_WITHOUT_RESIDUAL, abs=tol)
     assert sum(with_identity) / len(with_identity) == pytest.approx(
-        nb08._MEAN_WITH_RESIDUAL, abs=1e-9
+        nb08._MEAN_WITH_RESIDUAL, abs=tol
     )
+    # each slip stays apart from the mean by more than the CPUs move them
+    assert abs(nb08._MEDIAN_WITHOUT_RESIDUAL - nb08._MEAN_WITHOUT_RESIDUAL) > 4 * tol
+    assert abs(nb08._MEAN_WITH_RESIDUAL - nb08._MEAN_WITHOUT_RESIDUAL) > 4 * tol
     assert "median" in ex.grade("08.1", 0.112) and "median" in ex.grade("08.1", 0.11)
     assert ex.grade("08.1", 0.1037) is None and ex.grade("08.1", 0.10) is None
 
