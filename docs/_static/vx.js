@@ -126,7 +126,7 @@
   };
   const copyButtons = () => {
     const status = document.createElement("div");
-    status.className = "visually-hidden";
+    status.className = "visually-hidden vx-copy-status";
     status.setAttribute("role", "status");
     document.body.append(status);
     for (const block of document.querySelectorAll("article div.highlight")) {
