@@ -16,13 +16,15 @@ made by another rule, or on rows or seeds it was not asked about.
 The rows: four ViTs with learned position (each adds one step to the row before), the shipped
 recipe without position, a small CNN with about the ViT's parameter count trained by the same loop
 and recipe, and four baselines on the 64 pixels from scikit-learn (logistic regression, an MLP, an
-untuned SVC, 3-nearest neighbours). Seed 0 of the shipped row is what ``make weights`` trains, so
-its test count is the shipped model's.
+untuned SVC, 3-nearest neighbours). Seed 0 of the shipped row is what ``make weights`` trains:
+on the machine that trained the shipped weights its test count is the shipped model's; on another
+CPU the arithmetic kernels differ in the last bits and 80 epochs make another draw of the recipe
+(notebook 08 says how far apart).
 
 Every process runs one thread (as ``make weights``: the thread count changes PyTorch's float
 sums, hence the weights), so a second run on the same machine writes the same bytes. Timings are
-printed, never stored. About 30 CPU-minutes per step on an idle core (15 minutes with 2
-jobs; more on a busy machine).
+printed, never stored. The test step took 570 s with 2 jobs on 2 cores (about 19 CPU-minutes), the selection step
+about 30 CPU-minutes; more on a busy machine.
 
 Usage: ``python scripts/ablation_digits.py {select,test} [--jobs 2] [--seeds 0 1 2]``.
 """
