@@ -217,7 +217,9 @@
         }
         if (weights) weights.set(w, (b * h + head) * T * T);
         matmulT(w, vT, T, d, T, o); // (T, d): weights @ v
-        for (let i = 0; i < T; i++) out.set(o.subarray(i * d, (i + 1) * d), (b * T + i) * D + head * d);
+        for (let i = 0; i < T; i++) {
+          out.set(o.subarray(i * d, (i + 1) * d), (b * T + i) * D + head * d);
+        }
       }
     }
     return out;
