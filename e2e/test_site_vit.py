@@ -29,10 +29,11 @@ PAGE = SITE / "notebooks" / "08_vit_on_digits.html"
 PHONE = {"width": 390, "height": 844}
 PAGE_BUDGET = 2 * 1024 * 1024  # bytes the live ViT may add to the page, weights included
 # ms: a full recompute (forward, maps, rollout, lens, occlusion, drawing). Issue 26 asks for 20 ms;
-# measured on 2 cores: 28.6 to 35.9 ms wall clock at best, 42.6 to 48.8 ms of main-thread CPU on the
-# heaviest picture, so the target is not met yet. This bound (about twice that) guards against a
-# slowdown meanwhile.
-RECOMPUTE_BUDGET = 100.0
+# measured on 2 cores shared with other work (load average 10 to 15): 27.6 to 34.7 ms of main-thread
+# CPU on the heaviest picture (it was 42.6 to 48.8 ms before the occlusion runs shared block 1's
+# q, k, v and ran the last block on the class token alone), so the target is not met yet. This
+# bound (about twice that) guards against a slowdown meanwhile.
+RECOMPUTE_BUDGET = 60.0
 SAMPLE = [0, 1, 2, 3, 57, 101, 150, 222, 298, 333, 396]  # pictures whose analyses are compared
 
 

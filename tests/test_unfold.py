@@ -84,6 +84,37 @@ def test_overlap_count_is_a_brute_force_count(k, s, p):
     assert np.array_equal(overlap_count(h, w, k, s, p).numpy(), expected)
 
 
+def _brute_force_count(h: int, w: int, k: int, s: int, p: int) -> np.ndarray:
+    """Add 1 under every patch of the padded picture, patch by patch; (h, w) of the picture."""
+    counts = np.zeros((h + 2 * p, w + 2 * p), dtype=int)
+    rows, cols, _ = count_tokens(h, w, k, s, p)
+    for r in range(rows):
+        for c in range(cols):
+            counts[r * s : r * s + k, c * s : c * s + k] += 1
+    return counts[p : p + h, p : p + w]
+
+
+@pytest.mark.parametrize(("h", "w"), [(9, 14), (13, 5)])
+def test_overlap_count_separated_equals_the_2d_fold_and_a_brute_force_count(h, w):
+    """The separated count (two folds along one side, multiplied) equals the whole-picture
+    nn.Fold of tokens of ones and a patch-by-patch count on every valid split of two pictures:
+    kernels 1 to 15, strides 1 to 15, paddings 0 to 4 (gaps, overlaps, kernels as large as the
+    padded picture)."""
+    checked = 0
+    for k in range(1, 16):
+        for s in range(1, 16):
+            for p in range(5):
+                if k > min(h, w) + 2 * p:
+                    continue  # refused: the kernel does not fit (test_count_tokens_rejects...)
+                got = overlap_count(h, w, k, s, p)
+                n = count_tokens(h, w, k, s, p)[2]
+                fold = nn.Fold((h, w), k, stride=s, padding=p)(torch.ones(1, k * k, n))[0, 0]
+                assert got.dtype == fold.dtype and torch.equal(got, fold), (k, s, p)
+                assert np.array_equal(got.numpy(), _brute_force_count(h, w, k, s, p)), (k, s, p)
+                checked += 1
+    assert checked >= 675  # of the 1,125 (k, s, p): those whose kernel fits
+
+
 @pytest.mark.parametrize(("k", "s", "p"), SPLITS)
 def test_overlap_count_of_the_first_patches_is_a_brute_force_count(k, s, p):
     h, w = 23, 31

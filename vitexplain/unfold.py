@@ -10,6 +10,7 @@ soft split's boxes, overlap counts and fold-back are here too, all with the imag
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from . import _args
@@ -70,7 +71,11 @@ def overlap_count(
     """Count how many patches of ``nn.Unfold(k, stride=s, padding=p)`` contain each pixel.
 
     It is ``nn.Fold`` applied to tokens of ones: every patch adds 1 to the pixels it covers.
-    A pixel with count 0 belongs to no patch (the stride skipped it).
+    A pixel with count 0 belongs to no patch (the stride skipped it). With every patch counted,
+    the fold separates: pixel (y, x) lies in the patch of grid row r and grid column c exactly
+    when row y lies in r's rows and column x in c's columns, so its count is (the patch rows on
+    row y) * (the patch columns on column x), the outer product of two folds of ones along one
+    side each (k ones instead of k * k per patch).
 
     Args:
         h: image height (before padding).
@@ -84,10 +89,19 @@ def overlap_count(
         Float tensor of shape (h, w).
     """
     h, w, k, s, p, num_patches = _args.overlap_count(h, w, k, s, p, num_patches)
-    _, _, n = count_tokens(h, w, k, s, p)
+    rows, cols, n = count_tokens(h, w, k, s, p)
+    if num_patches >= n:  # every patch: the count separates
+        return torch.outer(_side_count(h, rows, k, s, p), _side_count(w, cols, k, s, p))
     ones = torch.ones(1, k * k, n)  # (1, k*k, N): one channel, N patches of ones
     ones[..., num_patches:] = 0  # count only the first num_patches
     return nn.Fold((h, w), k, stride=s, padding=p)(ones)[0, 0]  # (h, w)
+
+
+def _side_count(length: int, num: int, k: int, s: int, p: int) -> torch.Tensor:
+    """How many of the num windows of size k, stride s on a side padded by p cover each of its
+    length pixels: the fold of num windows of ones on a 1 x length image. Shape (length,)."""
+    ones = torch.ones(1, k, num)  # (1, 1*k, num): one channel, num windows of ones
+    return F.fold(ones, (1, length), (1, k), stride=(1, s), padding=(0, p))[0, 0, 0]  # (length,)
 
 
 def fold_tokens(tokens: torch.Tensor, h: int, w: int, k: int, s: int, p: int) -> torch.Tensor:

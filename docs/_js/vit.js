@@ -62,12 +62,21 @@
 
   // --- the layers ---------------------------------------------------------------------------
 
-  /** a (n, k) times b (m, k) transposed: (n, m), out[i, j] = sum over c of a[i, c] b[j, c]: every
-   * layer's product. Two rows of a and four of b at a time, so that each number read serves
-   * several products (the same sums, in the same order, faster); a row past the end of a or b
-   * stands in for the last one, and its sums are not stored. */
-  function matmulT(a, b, n, m, k) {
-    const out = new Float64Array(n * m);
+  // Each step writes its output into a buffer of its own, kept from one recompute to the next,
+  // so that a recompute allocates no large arrays; a result kept for later is copied out.
+  const buffers = new Map();
+  function buffer(name, size) {
+    if (!buffers.has(name) || buffers.get(name).length < size) {
+      buffers.set(name, new Float64Array(size));
+    }
+    return buffers.get(name).subarray(0, size);
+  }
+
+  /** a (n, k) times b (m, k) transposed into out (n, m), out[i, j] = sum over c of
+   * a[i, c] b[j, c]: every layer's product. Two rows of a and four of b at a time, so that each
+   * number read serves several products (the same sums, in the same order, faster); a row past
+   * the end of a or b stands in for the last one, and its sums are not stored. */
+  function matmulT(a, b, n, m, k, out) {
     for (let j = 0; j < m; j += 4) {
       const b0 = j * k, b1 = Math.min(j + 1, m - 1) * k; // rows j .. j + 3 of b
       const b2 = Math.min(j + 2, m - 1) * k, b3 = Math.min(j + 3, m - 1) * k;
@@ -96,9 +105,9 @@
     return out;
   }
 
-  /** nn.Linear on n tokens: x (n, in) -> (n, out), y = x W^T + b. */
-  function linear(layer, x, n) {
-    const y = matmulT(x, layer.weight, n, layer.out, layer.in);
+  /** nn.Linear on n tokens: x (n, in) -> (n, out), y = x W^T + b, into buffer `name`. */
+  function linear(layer, x, n, name) {
+    const y = matmulT(x, layer.weight, n, layer.out, layer.in, buffer(name, n * layer.out));
     if (layer.bias) {
       for (let t = 0; t < n; t++) {
         for (let o = 0; o < layer.out; o++) y[t * layer.out + o] += layer.bias[o];
@@ -108,8 +117,8 @@
   }
 
   /** nn.LayerNorm over the last axis (eps 1e-5, biased variance): x (n, D) -> (n, D). */
-  function layerNorm(ln, x, n) {
-    const d = ln.weight.length, y = new Float64Array(n * d);
+  function layerNorm(ln, x, n, name) {
+    const d = ln.weight.length, y = buffer(name, n * d);
     for (let t = 0; t < n; t++) {
       let mean = 0, variance = 0;
       for (let i = 0; i < d; i++) mean += x[t * d + i];
@@ -121,6 +130,11 @@
       }
     }
     return y;
+  }
+
+  /** x += y: a residual connection. */
+  function add(x, y) {
+    for (let i = 0; i < x.length; i++) x[i] += y[i];
   }
 
   /** The error function, exactly (to float64 precision) but slowly: a power series for
@@ -175,16 +189,14 @@
     return e.map((v) => v / total);
   }
 
-  /** Attention: softmax(q k^T * scale) v per head, then proj. x (B, T, D) -> out (B, keep, D):
-   * the outputs of the first `keep` tokens of each picture (all T, or in the last block only the
-   * class token, the one the head reads); and the weights of every token (B, h, T, T), which
-   * vx.attention_maps reads. */
-  function attention(attn, x, B, T, h, keep) {
-    const D = attn.proj.in, d = D / h, scale = d ** -0.5; // head_dim ** -0.5
-    const qkv = linear(attn.qkv, x, B * T); // (B, T, 3 h d)
-    const weights = new Float64Array(B * h * T * T); // (B, h, T, T)
-    const out = new Float64Array(B * keep * D); // (B, keep, h d): "b h n d -> b n (h d)"
-    const q = new Float64Array(T * d), k = new Float64Array(T * d), vT = new Float64Array(d * T);
+  /** softmax(q k^T * scale) v per head, from qkv (B, T, 3 h d) -> (B, T, h d): the heads' outputs
+   * side by side, "b h n d -> b n (h d)". weights: where to keep the attention weights
+   * (B, h, T, T), which vx.attention_maps reads, or null. */
+  function attend(qkv, B, T, h, weights) {
+    const D = qkv.length / (B * T * 3), d = D / h, scale = d ** -0.5; // head_dim ** -0.5
+    const out = buffer("attend", B * T * D);
+    const q = buffer("q", T * d), k = buffer("k", T * d), vT = buffer("vT", d * T);
+    const w = buffer("w", T * T), o = buffer("o", T * d);
     for (let b = 0; b < B; b++) {
       for (let head = 0; head < h; head++) {
         // "b n (qkv h d) -> qkv b h n d": this picture's and head's q, k (T, d), v as (d, T)
@@ -196,23 +208,36 @@
             vT[c * T + i] = qkv[at + 2 * D];
           }
         }
-        const logits = matmulT(q, k, T, T, d); // (T, T): q k^T
-        const w = weights.subarray((b * h + head) * T * T, (b * h + head + 1) * T * T);
+        matmulT(q, k, T, T, d, w); // (T, T): q k^T
         for (let i = 0; i < T; i++) { // softmax(q k^T * scale, dim=-1), row by row
           let top = -Infinity, total = 0;
-          for (let j = 0; j < T; j++) top = Math.max(top, logits[i * T + j] * scale);
-          for (let j = 0; j < T; j++) {
-            total += w[i * T + j] = Math.exp(logits[i * T + j] * scale - top);
-          }
+          for (let j = 0; j < T; j++) top = Math.max(top, w[i * T + j] * scale);
+          for (let j = 0; j < T; j++) total += w[i * T + j] = Math.exp(w[i * T + j] * scale - top);
           for (let j = 0; j < T; j++) w[i * T + j] /= total;
         }
-        const o = matmulT(w, vT, keep, d, T); // (keep, d): weights @ v
-        for (let i = 0; i < keep; i++) {
-          out.set(o.subarray(i * d, (i + 1) * d), (b * keep + i) * D + head * d);
+        if (weights) weights.set(w, (b * h + head) * T * T);
+        matmulT(w, vT, T, d, T, o); // (T, d): weights @ v
+        for (let i = 0; i < T; i++) {
+          out.set(o.subarray(i * d, (i + 1) * d), (b * T + i) * D + head * d);
         }
       }
     }
-    return { out: linear(attn.proj, out, B * keep), weights: weights };
+    return out;
+  }
+
+  /** x + mlp(norm2(x)) on n tokens x (n, D), in place. */
+  function addMlp(block, x, n) {
+    const y = layerNorm(block.norm2, x, n, "norm");
+    add(x, linear(block.mlp.fc2, gelu(linear(block.mlp.fc1, y, n, "hidden")), n, "mlp"));
+  }
+
+  /** Block.forward on x (B, T, D), in place: x + attn(norm1(x)), then x + mlp(norm2(x)).
+   * qkv: attn.qkv(norm1(x)) (B, T, 3D), or null to compute it here; weights: as for attend. */
+  function blockForward(block, x, B, T, h, qkv, weights) {
+    const n = B * T;
+    qkv = qkv || linear(block.attn.qkv, layerNorm(block.norm1, x, n, "norm"), n, "qkv");
+    add(x, linear(block.attn.proj, attend(qkv, B, T, h, weights), n, "proj"));
+    addMlp(block, x, n);
   }
 
   /** patchify: images (B, 8, 8) -> tokens (B, N, C*P*P),
@@ -230,36 +255,40 @@
     return tokens;
   }
 
-  /** ViT.forward for a batch of B pictures, images (B, 8, 8) flat, pixels in [0, 1]. Returns
-   * the logits (B, K), each block's attention weights (B, h, T, T) with T = N + 1, and the
-   * class token after each block (B, D), which vx.logit_lens reads. */
-  function forward(model, images, B) {
-    const N = model.numTokens, T = N + 1, D = model.embedDim, h = model.numHeads;
-    const patches = linear(model.patch_embed.proj, patchify(images, B, model), B * N); // (B, N, D)
+  /** The blocks' input: images (B, 8, 8) -> (B, T, D), patch_embed, the class token in front,
+   * + pos_embed. */
+  function embed(model, images, B) {
+    const N = model.numTokens, T = N + 1, D = model.embedDim;
+    const patches = linear(model.patch_embed.proj, patchify(images, B, model), B * N, "embed");
     const tokens = new Float64Array(B * T * D); // (B, N+1, D)
     for (let b = 0; b < B; b++) {
       tokens.set(model.cls_token, b * T * D); // torch.cat([cls, x], dim=1)
       tokens.set(patches.subarray(b * N * D, (b + 1) * N * D), b * T * D + D);
       for (let i = 0; i < T * D; i++) tokens[b * T * D + i] += model.pos_embed[i]; // + pos_embed
     }
+    return tokens;
+  }
+
+  /** ViT.forward for a batch of B pictures, images (B, 8, 8) flat, pixels in [0, 1]. Returns
+   * the logits (B, K), each block's attention weights (B, h, T, T) with T = N + 1, and the
+   * class token after each block (B, D), which vx.logit_lens reads. */
+  function forward(model, images, B) {
+    const T = model.numTokens + 1, D = model.embedDim, h = model.numHeads;
+    const x = embed(model, images, B); // (B, T, D)
     const maps = [], classTokens = [];
-    let x = tokens;
-    for (let i = 0; i < model.blocks.length; i++) {
-      const block = model.blocks[i];
-      // In the last block only the class token goes on: the head reads nothing else (the package
-      // computes the other tokens too; they change no number read here).
-      const keep = i === model.blocks.length - 1 ? 1 : T;
-      const a = attention(block.attn, layerNorm(block.norm1, x, B * T), B, T, h, keep);
-      x = keep === T ? x : classToken(x, B, T, D); // (B, keep, D)
-      for (let k = 0; k < x.length; k++) x[k] += a.out[k]; // x + attn(norm1(x))
-      const hidden = gelu(linear(block.mlp.fc1, layerNorm(block.norm2, x, B * keep), B * keep));
-      const m = linear(block.mlp.fc2, hidden, B * keep); // (B, keep, D)
-      for (let k = 0; k < x.length; k++) x[k] += m[k]; // x + mlp(norm2(x))
-      maps.push(a.weights);
-      classTokens.push(classToken(x, B, keep, D));
+    for (const layer of model.blocks) {
+      const weights = new Float64Array(B * h * T * T);
+      blockForward(layer, x, B, T, h, null, weights);
+      maps.push(weights);
+      classTokens.push(classToken(x, B, T, D));
     }
-    const cls = layerNorm(model.norm, classTokens[classTokens.length - 1], B); // norm(x)[:, 0]
-    return { logits: rows(linear(model.head, cls, B), B), maps: maps, classTokens: classTokens };
+    return { logits: headLogits(model, classTokens[classTokens.length - 1], B), maps, classTokens };
+  }
+
+  /** The head on the class token after the last block, cls (B, D) -> logits as B rows of K:
+   * head(norm(x)[:, 0]). */
+  function headLogits(model, cls, B) {
+    return rows(linear(model.head, layerNorm(model.norm, cls, B, "norm"), B, "head"), B);
   }
 
   /** x[:, 0]: (B, T, D) -> (B, D). */
@@ -273,6 +302,82 @@
   function rows(flat, B) {
     const K = flat.length / B;
     return Array.from({ length: B }, (_, b) => Array.from(flat.subarray(b * K, (b + 1) * K)));
+  }
+
+  // --- the occlusion runs: ViT.forward on copies of one picture, with less work --------------
+
+  /** The logits (B, K) of copies of one picture (64 pixels), copy b with patch patches[b]
+   * hidden (set to 0): what forward on the copies gives, from the same steps, but
+   *  - in block 1 a copy's tokens are the picture's but one: so are its q, k, v, computed once
+   *    for the picture and once for the hidden patches (the picture with every patch hidden
+   *    holds at each place that patch's hidden token);
+   *  - in the last block only the class token goes on (the head reads nothing else), and
+   *    without its query's keys and values token by token (classTokenBlock). */
+  function occludedLogits(model, image, patches) {
+    const B = patches.length, T = model.numTokens + 1, D = model.embedDim, h = model.numHeads;
+    const first = model.blocks[0], last = model.blocks[model.blocks.length - 1]; // depth >= 2
+    const picture = embed(model, image, 1); // (1, T, D)
+    const hidden = embed(model, new Float64Array(image.length), 1); // (1, T, D)
+    const qkvOf = (x, name) => { // block 1's q, k, v of one picture's tokens, (T, 3D)
+      return linear(first.attn.qkv, layerNorm(first.norm1, x, T, "norm"), T, name);
+    };
+    const pictureQkv = qkvOf(picture, "picture qkv"), hiddenQkv = qkvOf(hidden, "hidden qkv");
+    const x = buffer("copies", B * T * D), qkv = buffer("copies qkv", B * T * 3 * D);
+    patches.forEach((patch, b) => {
+      const t = patch + 1; // its token: the patches follow the class token
+      x.set(picture, b * T * D);
+      x.set(hidden.subarray(t * D, (t + 1) * D), (b * T + t) * D);
+      qkv.set(pictureQkv, b * T * 3 * D);
+      qkv.set(hiddenQkv.subarray(t * 3 * D, (t + 1) * 3 * D), (b * T + t) * 3 * D);
+    });
+    blockForward(first, x, B, T, h, qkv, null);
+    for (const layer of model.blocks.slice(1, -1)) blockForward(layer, x, B, T, h, null, null);
+    return headLogits(model, classTokenBlock(last, x, B, T, h), B);
+  }
+
+  /** Block.forward on x (B, T, D) for the class token alone -> (B, D). Every token still gives
+   * a key and a value, but they need not be computed one by one: with y = norm1(x) and no qkv
+   * bias (qkv_bias=False), per head q . k_j = q . (W_k y_j) = (W_k^T q) . y_j, and
+   * sum over j of a_j v_j = W_v (sum over j of a_j y_j): one product with W_k^T and one with W_v
+   * per head instead of a key and a value per token. */
+  function classTokenBlock(block, x, B, T, h) {
+    const D = block.attn.proj.in, d = D / h, scale = d ** -0.5;
+    const W = block.attn.qkv.weight; // (3D, D): the rows of W_q, then of W_k, then of W_v
+    const y = layerNorm(block.norm1, x, B * T, "norm"); // (B, T, D)
+    const attended = buffer("attended", B * D); // (B, h d): the class token's attention output
+    const u = new Float64Array(D), z = new Float64Array(D), a = new Float64Array(T);
+    for (let b = 0; b < B; b++) {
+      const y0 = b * T * D; // the picture's class token in y, followed by its patches
+      for (let head = 0; head < h; head++) {
+        u.fill(0);
+        for (let c = 0; c < d; c++) { // u = W_k^T q * scale, with q = W_q y_0 (d,)
+          let q = 0;
+          for (let e = 0; e < D; e++) q += W[(head * d + c) * D + e] * y[y0 + e];
+          for (let e = 0; e < D; e++) u[e] += q * scale * W[(D + head * d + c) * D + e];
+        }
+        let top = -Infinity, total = 0;
+        for (let j = 0; j < T; j++) { // a_j = q . k_j * scale = u . y_j, then softmax over j
+          let s = 0;
+          for (let e = 0; e < D; e++) s += u[e] * y[y0 + j * D + e];
+          a[j] = s;
+          top = Math.max(top, s);
+        }
+        for (let j = 0; j < T; j++) total += a[j] = Math.exp(a[j] - top);
+        z.fill(0);
+        for (let j = 0; j < T; j++) { // z = sum over j of a_j y_j
+          for (let e = 0; e < D; e++) z[e] += (a[j] / total) * y[y0 + j * D + e];
+        }
+        for (let c = 0; c < d; c++) { // W_v z: this head's output
+          let s = 0;
+          for (let e = 0; e < D; e++) s += W[(2 * D + head * d + c) * D + e] * z[e];
+          attended[b * D + head * d + c] = s;
+        }
+      }
+    }
+    const cls = classToken(x, B, T, D); // (B, D)
+    add(cls, linear(block.attn.proj, attended, B, "proj")); // x + attn(norm1(x)), class token
+    addMlp(block, cls, B);
+    return cls;
   }
 
   // --- the notebook's questions (vitexplain/interpret.py) -----------------------------------
@@ -302,40 +407,30 @@
    * classTokens: per block (B, D). Returns (B, depth, K). */
   function logitLens(model, classTokens, B) {
     const perBlock = classTokens.map((cls) =>
-      rows(linear(model.head, layerNorm(model.norm, cls, B), B), B).map(softmax),
+      headLogits(model, cls, B).map(softmax),
     );
     return Array.from({ length: B }, (_, b) => perBlock.map((block) => block[b]));
   }
 
-  /** vx.occlusion_map for one picture with its default fill value 0: a copy of the picture per
-   * patch, that patch hidden (set to 0), all run as one batch; the drop of the target class's
-   * probability. A patch already all 0 is left out of the batch: hiding it changes nothing, and
-   * its drop is 0. Returns (rows * cols,), row-major. */
+  /** vx.occlusion_map for one picture with its default fill value 0: per patch, the drop of
+   * the target class's probability when that patch is hidden (set to 0), all copies run as one
+   * batch (occludedLogits). A patch already all 0 is left out of the batch: hiding it changes
+   * nothing, and its drop is 0. Returns (rows * cols,), row-major. */
   function occlusionMap(model, image, probs, target) {
     const P = model.patchSize, g = model.gridSize, W = g * P, value = 0;
-    const copies = [], hiddenPatch = [];
+    const hiddenPatch = [];
     for (let r = 0; r < g; r++) {
       for (let c = 0; c < g; c++) {
-        const hidden = Float64Array.from(image);
         let changed = false;
         for (let i = 0; i < P; i++) {
-          for (let j = 0; j < P; j++) {
-            const at = (r * P + i) * W + c * P + j;
-            changed = changed || hidden[at] !== value;
-            hidden[at] = value;
-          }
+          for (let j = 0; j < P; j++) changed ||= image[(r * P + i) * W + c * P + j] !== value;
         }
-        if (changed) {
-          copies.push(hidden);
-          hiddenPatch.push(r * g + c);
-        }
+        if (changed) hiddenPatch.push(r * g + c);
       }
     }
     const drop = new Array(g * g).fill(0);
-    if (copies.length) {
-      const batch = new Float64Array(copies.length * W * W);
-      copies.forEach((copy, i) => batch.set(copy, i * W * W));
-      const logits = forward(model, batch, copies.length).logits; // (copies, K)
+    if (hiddenPatch.length) {
+      const logits = occludedLogits(model, image, hiddenPatch); // (copies, K)
       hiddenPatch.forEach((patch, i) => {
         drop[patch] = probs[target] - softmax(logits[i])[target];
       });
