@@ -430,7 +430,16 @@ def code_lines(inner: str) -> str:
     return "".join(lines)
 
 
+# A worked solution (vx_exercises) shows the package's own source, formatted to the package's
+# 100 characters: it wraps under its own indentation (vx.css) instead of scrolling sideways, so
+# it needs no Tab stop of its own.
+_SOLUTION = re.compile(r'<pre class="vx-code" tabindex="0"><code>(.*?)</code></pre>', re.S)
+
+
 def wrap_code_lines(page: str) -> str:
+    page = _SOLUTION.sub(
+        lambda m: f'<pre class="vx-code vx-wraps"><code>{code_lines(m[1])}</code></pre>', page
+    )
     return _CODE.sub(lambda m: m[1] + code_lines(m[2]) + m[3], page)
 
 
