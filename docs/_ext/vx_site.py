@@ -436,9 +436,20 @@ def code_lines(inner: str) -> str:
 _SOLUTION = re.compile(r'<pre class="vx-code" tabindex="0"><code>(.*?)</code></pre>', re.S)
 
 
+def solution_lines(code: str) -> str:
+    """A solution's escaped source with every line in a span of its own, the newlines between
+    the spans (so that the page's text, and a copy of it, is the source itself)."""
+    return "\n".join(
+        f'<span class="vx-line" style="--vx-indent: {len(line) - len(line.lstrip(" "))}">'
+        f"{line}</span>"
+        for line in code.split("\n")
+    )
+
+
 def wrap_code_lines(page: str) -> str:
     page = _SOLUTION.sub(
-        lambda m: f'<pre class="vx-code vx-wraps"><code>{code_lines(m[1])}</code></pre>', page
+        lambda m: f'<pre class="vx-code vx-wraps"><code>{solution_lines(m[1])}</code></pre>',
+        page,
     )
     return _CODE.sub(lambda m: m[1] + code_lines(m[2]) + m[3], page)
 
