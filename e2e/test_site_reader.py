@@ -288,6 +288,132 @@ def test_every_code_block_has_a_copy_button(browser: Browser, browser_context_ar
         context.close()
 
 
+def _desktop_code_overflow(page: Page) -> list[str]:
+    """The first line of every code box (not a cell's output) wider than its box."""
+    return page.evaluate(
+        """[...document.querySelectorAll('article pre')]
+             .filter(p => !p.closest('.cell_output') && p.scrollWidth > p.clientWidth)
+             .map(p => p.textContent.split('\\n')
+                        .reduce((a, b) => (b.length > a.length ? b : a)))"""
+    )
+
+
+@pytest.mark.parametrize("name", NOTEBOOK_PAGES)
+def test_no_code_box_scrolls_sideways_on_a_desktop(
+    browser: Browser, browser_context_args: dict, name: str
+):
+    """At 1280 px the code column holds 77 characters of the code font; notebook code is
+    formatted to 76 (notebooks/ruff.toml), so no code box scrolls sideways."""
+    context = browser.new_context(
+        **{**browser_context_args, "viewport": {"width": 1280, "height": 800}}
+    )
+    try:
+        page = context.new_page()
+        _block_network(context)
+        page.goto(_url_of(name), wait_until="load")
+        page.evaluate("document.querySelectorAll('details').forEach(d => (d.open = true))")
+        columns = page.evaluate(
+            """() => {
+              const pre = document.querySelector('article .cell_input pre');
+              const probe = document.createElement('span');
+              probe.textContent = '0'.repeat(100);
+              pre.append(probe);
+              const ch = probe.getBoundingClientRect().width / 100;
+              probe.remove();
+              const style = getComputedStyle(pre);
+              const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+              return (pre.clientWidth - padding) / ch;
+            }"""
+        )
+        assert columns >= 76, columns  # what notebooks/ruff.toml formats to
+        assert page.locator("article .cell_input pre").count() > 5
+        wide = _desktop_code_overflow(page)
+        assert wide == [], wide
+    finally:
+        context.close()
+
+
+def test_the_ruff_line_length_of_notebooks_fits_the_column():
+    """`make lint` keeps notebook code within the column: ruff's line length for notebooks."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "notebooks" / "ruff.toml").read_text(encoding="utf-8"))
+    assert config["line-length"] <= 76 and config["extend"] == "../pyproject.toml"
+
+
+# Figures drawn for a narrow column (their panels stacked): at 390 px, text of matplotlib's
+# default 10 pt (tick and axis labels; display_figure draws at 100 dpi, so 13.9 px in the PNG)
+# shows at 9 px or more. The other wide figures keep a row layout (see the report of issue 28).
+NARROW_FIGURES = {"03_bases": "Figure 3.5", "03_grid_1d_vs_2d": "Figure 3.9"}
+NARROW_FIGURES["07_learned_similarity"] = "Figure 7.2"
+NARROW_FIGURES["03_similarity"] = "Figure 3.8"
+
+
+def _png_size(path) -> tuple[int, int]:
+    header = path.read_bytes()[16:24]  # the IHDR chunk: width, height
+    return int.from_bytes(header[:4], "big"), int.from_bytes(header[4:], "big")
+
+
+def test_the_redrawn_figures_keep_their_text_readable_on_a_phone(
+    browser: Browser, browser_context_args: dict
+):
+    context = browser.new_context(
+        **{**browser_context_args, "viewport": {"width": 390, "height": 844}}
+    )
+    try:
+        page = context.new_page()
+        _block_network(context)
+        text_px = {}
+        for name, label in NARROW_FIGURES.items():
+            notebook = next(n for n in NOTEBOOK_PAGES if n.startswith(f"notebooks/{name[:2]}_"))
+            page.goto(_url_of(notebook), wait_until="load")
+            shown, *natural = page.evaluate(
+                """label => {
+                  const figure = [...document.querySelectorAll('figure.vx-figure')].find(
+                    f => f.querySelector('figcaption').textContent.trim().startsWith(label + ' '));
+                  const img = figure.querySelector('img');
+                  return [img.clientWidth, img.naturalWidth, img.naturalHeight];
+                }""",
+                label,
+            )
+            assert tuple(natural) == _png_size(ROOT / "figures" / f"{name}.png"), name
+            text_px[name] = round(10 / 72 * 100 * shown / natural[0], 1)
+        assert all(px >= 9 for px in text_px.values()), text_px
+    finally:
+        context.close()
+
+
+def test_tab_reaches_the_page_contents_before_the_article(page: Page):
+    """On a desktop the page contents (right sidebar) come right after the notebook list in
+    Tab order, before any stop of the article (its links, buttons and scroll boxes)."""
+    _open(page, "notebooks/03_sinusoidal_pe_clocks.html")
+    stops = []
+    for _ in range(400):
+        page.keyboard.press("Tab")
+        where = page.evaluate(
+            """() => { const a = document.activeElement;
+                       return [a.closest('#pst-secondary-sidebar') !== null,
+                               a.closest('.bd-article-container') !== null,
+                               a.tagName + '.' + a.className]; }"""
+        )
+        if where[0]:
+            break
+        stops.append(where)
+    else:
+        pytest.fail("Tab never reached the page contents")
+    in_article = [s[2] for s in stops if s[1]]
+    assert in_article == [], (len(stops), in_article[:10])
+    assert len(stops) < 30, len(stops)
+    # and a scroll box of the article gets a Tab stop only when it scrolls
+    idle = page.evaluate(
+        """[...document.querySelectorAll('article pre, article .vx-math, article .output')]
+             .filter(b => b.tabIndex === 0
+                     && b.scrollWidth <= b.clientWidth && b.scrollHeight <= b.clientHeight)
+             .length"""
+    )
+    assert idle == 0, idle
+
+
 # --- §3 -----------------------------------------------------------------------------------------
 
 

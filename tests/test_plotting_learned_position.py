@@ -35,6 +35,7 @@ def test_show_position_similarity_one_panel_per_table_and_one_colour_bar():
     assert len(fig.axes) == 3  # two panels and the colour bar
     assert all(ax.images[0].get_clim() == (-1, 1) for ax in panels)
     assert [t.get_text() for t in panels[0].get_xticklabels()] == ["1", "2", "3", "4", "5"]
-    assert panels[0].get_ylabel() == "input patch row" and panels[1].get_ylabel() == ""
+    assert [ax.get_ylabel() for ax in panels] == ["input patch row"] * 2  # stacked
+    assert [ax.get_xlabel() for ax in panels] == ["", "input patch column"]
     with pytest.raises(ValueError, match="one title each"):
         show_position_similarity(sims, ["only one"])

@@ -368,6 +368,32 @@ def one_viewport(page: str) -> str:
     return _VIEWPORT.sub(keep_first, page)
 
 
+_CONTENTS = re.compile(
+    r'[ \t]*<dialog id="pst-secondary-sidebar-modal"></dialog>\s*<div id="pst-secondary-sidebar"'
+)
+_DIV = re.compile(r"<div\b|</div>")
+
+
+def contents_first(page: str) -> str:
+    """The page with its contents sidebar (and the sidebar's phone dialog) moved in front of
+    the article: Tab reaches the page contents right after the notebook list, not after every
+    link, button and scroll box of the article. The theme's CSS (`order: 2` in a flex row)
+    still draws the sidebar right of the article."""
+    found = _CONTENTS.search(page)
+    content = page.find('<div class="bd-content">')
+    if found is None or content < 0 or content > found.start():
+        return page
+    depth, end = 0, None
+    for tag in _DIV.finditer(page, page.index("<div", found.start())):
+        depth += 1 if tag[0] == "<div" else -1
+        if depth == 0:
+            end = tag.end()
+            break
+    sidebar = page[found.start() : end]
+    after = content + len('<div class="bd-content">')
+    return page[:after] + "\n" + sidebar + page[after : found.start()] + page[end:]
+
+
 _CODE = re.compile(r'(<div class="highlight"><pre>)(.*?)(</pre></div>)', re.S)
 _TAG = re.compile(r"(<[^>]+>)")
 
@@ -404,7 +430,27 @@ def code_lines(inner: str) -> str:
     return "".join(lines)
 
 
+# A worked solution (vx_exercises) shows the package's own source, formatted to the package's
+# 100 characters: it wraps under its own indentation (vx.css) instead of scrolling sideways, so
+# it needs no Tab stop of its own.
+_SOLUTION = re.compile(r'<pre class="vx-code" tabindex="0"><code>(.*?)</code></pre>', re.S)
+
+
+def solution_lines(code: str) -> str:
+    """A solution's escaped source with every line in a span of its own, the newlines between
+    the spans (so that the page's text, and a copy of it, is the source itself)."""
+    return "\n".join(
+        f'<span class="vx-line" style="--vx-indent: {len(line) - len(line.lstrip(" "))}">'
+        f"{line}</span>"
+        for line in code.split("\n")
+    )
+
+
 def wrap_code_lines(page: str) -> str:
+    page = _SOLUTION.sub(
+        lambda m: f'<pre class="vx-code vx-wraps"><code>{solution_lines(m[1])}</code></pre>',
+        page,
+    )
     return _CODE.sub(lambda m: m[1] + code_lines(m[2]) + m[3], page)
 
 
@@ -422,7 +468,7 @@ def build_finished(app: Sphinx, error: Exception | None) -> None:
         source_map.unlink()
     for path in outdir.rglob("*.html"):
         page = path.read_text(encoding="utf-8")
-        tidy = wrap_code_lines(_ICON_SCRIPT.sub("", one_viewport(page)))
+        tidy = contents_first(wrap_code_lines(_ICON_SCRIPT.sub("", one_viewport(page))))
         if tidy != page:
             path.write_text(tidy, encoding="utf-8")
 

@@ -53,10 +53,11 @@ def show_position_similarity(
         similarities: arrays of shape (H, W, H, W), e.g. from
             :func:`vitexplain.grid_similarity`, all of one shape.
         titles: one title per panel.
-        figsize: size of the figure; about 3.9 x 2.1 inches per panel when None.
+        figsize: size of the figure; 4.8 inches wide and about 2 inches per panel when None.
 
     Returns:
-        The figure: one panel per entry, a diverging map with limits -1..1 and one colour bar.
+        The figure: one panel per entry, stacked in one column (it fits a phone's width), a
+        diverging map with limits -1..1 and one colour bar.
     """
     if isinstance(similarities, str) or not isinstance(similarities, Sequence):
         raise TypeError(
@@ -70,17 +71,17 @@ def show_position_similarity(
         )
     mosaics = [position_similarity_mosaic(m) for m in maps]
     rows, cols = maps[0].shape[:2]
-    fig = Figure(figsize=figsize or (3.9 * len(maps) + 0.9, 2.1), layout="constrained")
-    axes = np.atleast_1d(fig.subplots(1, len(maps)))
+    fig = Figure(figsize=figsize or (4.8, 1.9 * len(maps) + 0.3), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(len(maps), 1))
     for n, (ax, mosaic, title) in enumerate(zip(axes, mosaics, titles, strict=True)):
         image = ax.imshow(mosaic, cmap=SIMILARITY_CMAP, vmin=-1, vmax=1, interpolation="nearest")
         ax.set_xticks([c * (cols + 1) + (cols - 1) / 2 for c in range(cols)], range(1, cols + 1))
         ax.set_yticks([r * (rows + 1) + (rows - 1) / 2 for r in range(rows)], range(1, rows + 1))
         ax.tick_params(length=0)
         ax.set_title(title, fontsize=10)
-        ax.set_xlabel("input patch column")
-        if n == 0:
-            ax.set_ylabel("input patch row")
+        if n == len(maps) - 1:
+            ax.set_xlabel("input patch column")
+        ax.set_ylabel("input patch row")
         for side in ax.spines.values():
             side.set_visible(False)
     fig.colorbar(image, ax=list(axes), shrink=0.8, label="cosine similarity")

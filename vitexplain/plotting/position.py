@@ -230,17 +230,18 @@ def show_tokens_plus_embedding(
 def show_embedding_bases(
     tables: Sequence[np.ndarray | torch.Tensor],
     bases: Sequence[float],
-    figsize: tuple[float, float] = (9, 2.8),
+    figsize: tuple[float, float] | None = None,
 ) -> Figure:
-    """Draw position-embedding tables made with different bases side by side, one colour bar.
+    """Draw position-embedding tables made with different bases one above the other.
 
     Args:
         tables: arrays of shape (N, D), one per base.
         bases: the base of each table (for the titles).
-        figsize: size of the figure.
+        figsize: size of the figure; 4.5 inches wide and 2 inches per table when None.
 
     Returns:
-        The figure: one heat map per table (diverging map, limits -1..1) and a shared colour bar.
+        The figure: one heat map per table (diverging map, limits -1..1), stacked in one column
+        (it fits a phone's width), and a shared colour bar.
     """
     for name, value in (("tables", tables), ("bases", bases)):
         if isinstance(value, str) or not isinstance(value, Sequence | np.ndarray):
@@ -253,16 +254,18 @@ def show_embedding_bases(
     bases = [
         check_number(f"bases[{i}]", b, minimum=1, inclusive=False) for i, b in enumerate(bases)
     ]
-    fig = Figure(figsize=figsize, layout="constrained")
-    axes = np.atleast_1d(fig.subplots(1, len(tables), sharey=True))
+    fig = Figure(figsize=figsize or (4.5, 2.0 * len(tables) + 0.4), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(len(tables), 1, sharex=True))
     for n, (ax, table, base) in enumerate(zip(axes, tables, bases, strict=True)):
         show_embedding(
             table,
             ax=ax,
             title=f"base {base_label(base)}",
             colorbar=False,
-            ylabel="position (token)" if n == 0 else "",
+            ylabel="position (token)",
         )
+        if n < len(tables) - 1:
+            ax.set_xlabel("")
     fig.colorbar(axes[0].images[0], ax=axes, shrink=0.8, label="value")
     return fig
 

@@ -29,11 +29,11 @@ __all__ = [
 def show_similarity(
     similarity: np.ndarray | torch.Tensor,
     starts: Sequence[int] = (0, 50, 100),
-    figsize: tuple[float, float] = (9, 3.6),
+    figsize: tuple[float, float] = (4.6, 7.2),
 ) -> Figure:
     """Draw a position-similarity matrix, and its rows against the offset b - a.
 
-    If the similarity depends only on the offset, the curves of the right panel lie on top of
+    If the similarity depends only on the offset, the curves of the lower panel lie on top of
     each other.
 
     Args:
@@ -55,32 +55,32 @@ def show_similarity(
     if not starts or not all(0 <= a < n for a in starts):
         raise ValueError(f"starts must be positions in [0, {n}), got {starts}")
     fig = Figure(figsize=figsize, layout="constrained")
-    left, right = fig.subplots(1, 2, width_ratios=[1, 1.3])
+    top, bottom = fig.subplots(2, 1, height_ratios=[1.1, 1])  # stacked: fits a phone's width
     show_matrix(
         similarity,
-        ax=left,
+        ax=top,
         cmap=SIMILARITY_CMAP,
         aspect="equal",
         title="similarity of PE(a) and PE(b)",
         xlabel="position b",
         ylabel="position a",
     )
-    fig.colorbar(left.images[0], ax=left, shrink=0.8, label="cosine similarity")
+    fig.colorbar(top.images[0], ax=top, shrink=0.8, label="cosine similarity")
     styles = ["-", "--", ":", "-."]
     for n_curve, a in enumerate(starts):
         offsets = np.arange(-a, n - a)
-        right.plot(
+        bottom.plot(
             offsets,
             similarity[a, a + offsets],
             styles[n_curve % 4],
             lw=3 - 0.7 * (n_curve % 3),
             label=f"row a = {a}",
         )
-    right.set_xlabel("offset k = b - a (tokens)")
-    right.set_ylabel("similarity")
-    right.set_title("rows against the offset")
-    right.grid(True, alpha=0.3)
-    right.legend()
+    bottom.set_xlabel("offset k = b - a (tokens)")
+    bottom.set_ylabel("similarity")
+    bottom.set_title("rows against the offset")
+    bottom.grid(True, alpha=0.3)
+    bottom.legend()
     return fig
 
 
@@ -90,7 +90,7 @@ def show_grid_similarity(
     reference: int,
     image: np.ndarray | None = None,
     patch_size: int = 20,
-    figsize: tuple[float, float] = (9.5, 2.5),
+    figsize: tuple[float, float] | None = None,
 ) -> Figure:
     """Draw similarity-to-one-patch maps over a patch grid, each cell labelled with patch and value.
 
@@ -100,10 +100,11 @@ def show_grid_similarity(
         reference: 0-based index (row-major) of the patch compared with the others; outlined.
         image: optional picture of shape (H * P, W * P) drawn first with its patch grid.
         patch_size: side P of the patches of ``image``.
-        figsize: size of the figure.
+        figsize: size of the figure; 4.4 inches wide and 2.2 inches per panel when None.
 
     Returns:
-        The figure: (the picture and) one annotated map per entry of ``maps``, one colour bar.
+        The figure: (the picture and) one annotated map per entry of ``maps``, stacked in one
+        column (it fits a phone's width), one colour bar.
     """
 
     if isinstance(maps, str) or not isinstance(maps, Sequence):
@@ -117,8 +118,9 @@ def show_grid_similarity(
         )
     rows, cols = maps[0].shape
     reference = check_index("reference", reference, rows * cols, "patches")
-    fig = Figure(figsize=figsize, layout="constrained")
-    axes = list(np.atleast_1d(fig.subplots(1, len(maps) + (image is not None))))
+    panels = len(maps) + (image is not None)
+    fig = Figure(figsize=figsize or (4.4, 2.2 * panels), layout="constrained")
+    axes = list(np.atleast_1d(fig.subplots(panels, 1)))
     if image is not None:
         show_patch_grid(image, patch_size, ax=axes.pop(0), highlight=reference, title="the patches")
     vmin, vmax = min(float(m.min()) for m in maps), max(float(m.max()) for m in maps)
