@@ -32,9 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from matplotlib.figure import Figure
-
-from ._checks import check_array
+from ._checks import check_array, check_int
 from .plotting import figure_html, figure_to_png
 from .plotting.files import _CAPTION_PATTERN, _check_display_args
 from .position import clock_pairs, clock_periods
@@ -42,6 +40,7 @@ from .unfold import count_tokens, overlap_count
 
 if TYPE_CHECKING:
     import ipywidgets
+    from matplotlib.figure import Figure
 
 __all__ = [
     "Choice",
@@ -137,10 +136,9 @@ def _check_spec(name: str, spec: Choice | Number) -> None:
         if spec.value not in values:
             raise ValueError(f"{where}: value must be one of {values}, got {spec.value!r}")
         return
-    for field in ("value", "min", "max", "step"):
-        number = getattr(spec, field)
-        if isinstance(number, bool) or not isinstance(number, int):
-            raise TypeError(f"{where}: {field} must be an int, got {number!r}")
+    for field in ("value", "min", "max", "step"):  # NumPy and torch integers become ints
+        number = check_int(f"{where}: {field}", getattr(spec, field), minimum=None)
+        object.__setattr__(spec, field, number)  # a frozen dataclass: set once, here
     if spec.step < 1:
         raise ValueError(f"{where}: step must be at least 1, got {spec.step}")
     if not spec.min <= spec.value <= spec.max:
@@ -286,6 +284,8 @@ def interact_figure(
     image = widgets.HTML()
 
     def redraw(_change: object = None) -> None:
+        from matplotlib.figure import Figure
+
         values = {name: slider.value for name, slider in sliders.items()}
         fig = draw(**values)
         if not isinstance(fig, Figure):

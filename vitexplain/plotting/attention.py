@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from .. import _args
 from .._checks import check_array, check_int
@@ -20,6 +19,10 @@ from .core import (
     show_matrix,
 )
 from .patches import show_patch_grid
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "show_attention_heads",

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from .._checks import check_array
 from ..position import clock_pairs, clock_periods, sinusoid_encoding
@@ -16,6 +15,10 @@ from .core import (
     show_embedding,
 )
 from .position import POSITION_CMAP, base_label, period_label
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "show_clock_explorer",

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from .._checks import check_array, check_number
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "annotate_cells",
@@ -18,6 +21,7 @@ __all__ = [
     "outline_cells",
     "EMBEDDING_CMAP",
     "new_axes",
+    "new_figure",
     "PICTURE_CMAP",
     "show_embedding",
     "show_image",
@@ -44,13 +48,27 @@ def _format(fmt: str, value: float) -> str:
     raise ValueError(f"fmt must be a format string such as '{{:.2f}}' or '%.2f', got {fmt!r}")
 
 
+def new_figure(
+    figsize: tuple[float, float], layout: str | None = "constrained", **kwargs: object
+) -> Figure:
+    """An empty figure (``matplotlib.figure.Figure``, no pyplot state), laid out by ``layout``.
+
+    matplotlib is imported here, when the first figure is drawn, not by ``import vitexplain``.
+    """
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=figsize, layout=layout, **kwargs)
+
+
 def new_axes(ax: Axes | None = None, figsize: tuple[float, float] = (6, 4)) -> tuple[Figure, Axes]:
     """Return ``(figure, axes)``: the given axes and their figure, or a new single-axes figure."""
     if ax is not None:
+        from matplotlib.axes import Axes
+
         if not isinstance(ax, Axes):
             raise TypeError(f"ax must be a matplotlib Axes (or None), got {type(ax).__name__}")
         return ax.figure, ax
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = new_figure(figsize)
     return fig, fig.add_subplot()
 
 
@@ -208,7 +226,7 @@ def axes_grid(
         raise ValueError(f"axes_grid needs count >= 1 and ncols >= 1, got {count} and {ncols}")
     ncols = min(ncols, count)
     nrows = -(-count // ncols)  # ceil
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = new_figure(figsize)
     axes = list(fig.subplots(nrows, ncols, squeeze=False, **subplots_kw).ravel())
     for ax in axes[count:]:
         fig.delaxes(ax)
@@ -230,7 +248,7 @@ def fixed_figure(figsize: tuple[float, float], **margins: float) -> Figure:
     Returns:
         The empty figure.
     """
-    fig = Figure(figsize=figsize)
+    fig = new_figure(figsize, layout=None)
     if margins:
         fig.subplots_adjust(**margins)
     return fig

@@ -15,11 +15,14 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from .._checks import check_elements, check_number
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "display_figure",
@@ -63,6 +66,8 @@ def _figures_dir() -> Path | None:
 
 
 def _check_figure(fig: object) -> None:
+    from matplotlib.figure import Figure
+
     if not isinstance(fig, Figure):
         raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
-from matplotlib.figure import Figure
 
 from .. import _args
 from .._checks import (
@@ -23,8 +23,12 @@ from .core import (
     PICTURE_CMAP,
     SIMILARITY_CMAP,
     axes_grid,
+    new_figure,
 )
 from .learned_position import position_similarity_mosaic
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "show_attention_locality",
@@ -122,7 +126,7 @@ def show_class_token_maps(
     image, maps, rows, cols = _args.class_token_maps(image, maps, grid_size)
     depth, heads = maps.shape[:2]
     cls = maps[:, :, 0, 1:].reshape(depth, heads, rows, cols)  # (depth, h, rows, cols)
-    fig = Figure(figsize=(1.3 * (heads + 1) + 0.6, 1.3 * depth), layout="constrained")
+    fig = new_figure((1.3 * (heads + 1) + 0.6, 1.3 * depth))
     grid = fig.add_gridspec(depth, heads + 1)
     ax = fig.add_subplot(grid[:, 0])
     ax.imshow(image, cmap="gray_r", vmin=0, vmax=1, interpolation="nearest")
@@ -207,7 +211,7 @@ def show_logit_lens(probabilities, label: int) -> Figure:
         )
     depth, classes = probs.shape
     label = check_index("label", label, classes, "classes")
-    fig = Figure(figsize=(5.5, 0.5 * depth + 1.2), layout="constrained")
+    fig = new_figure((5.5, 0.5 * depth + 1.2))
     ax = fig.add_subplot()
     im = ax.imshow(probs, cmap=PICTURE_CMAP, vmin=0, vmax=1, aspect="auto")
     ax.add_patch(Rectangle((label - 0.5, -0.5), 1, depth, fill=False, edgecolor="#ffb000", lw=2))
@@ -242,7 +246,7 @@ def show_vit_figure7(
         raise ValueError(
             f"explained must hold one share per component, got {len(explained)} for {k}"
         )
-    fig = Figure(figsize=(11, 3.4), layout="constrained")
+    fig = new_figure((11, 3.4))
     outer = fig.add_gridspec(1, 3, width_ratios=[1.1, 1.1, 1.2])
     left = outer[0].subgridspec(2, -(-k // 2))
     for i in range(k):
@@ -308,7 +312,7 @@ def show_attention_locality(
             "references must be a dict {name: (distance, entropy, top share)}, "
             f"got {references!r}"
         )
-    fig = Figure(figsize=(11, 3.4), layout="constrained")
+    fig = new_figure((11, 3.4))
     axes = fig.subplots(1, 3)
     labels = (
         "mean attention distance (pixels)",
@@ -350,7 +354,7 @@ def show_probe_comparison(black_share, moved_share) -> Figure:
     if moved.shape != (count, count):
         raise ValueError(f"moved_share must have shape {(count, count)}, got {moved.shape}")
     np.fill_diagonal(moved, np.nan)
-    fig = Figure(figsize=(6.4, 6.6), layout="constrained")
+    fig = new_figure((6.4, 6.6))
     top, bottom = fig.subplots(2, 1, height_ratios=[1, count], sharex=True)
     style = {"cmap": "viridis", "vmin": 0, "vmax": 1, "aspect": "equal"}
     top.imshow(black[None], **style)

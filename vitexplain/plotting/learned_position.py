@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
-from matplotlib.figure import Figure
 
 from .._checks import check_array, check_int, describe
-from .core import SIMILARITY_CMAP
+from .core import SIMILARITY_CMAP, new_figure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["position_similarity_mosaic", "show_position_similarity"]
 
@@ -70,7 +73,7 @@ def show_position_similarity(
         )
     mosaics = [position_similarity_mosaic(m) for m in maps]
     rows, cols = maps[0].shape[:2]
-    fig = Figure(figsize=figsize or (3.9 * len(maps) + 0.9, 2.1), layout="constrained")
+    fig = new_figure(figsize or (3.9 * len(maps) + 0.9, 2.1))
     axes = np.atleast_1d(fig.subplots(1, len(maps)))
     for n, (ax, mosaic, title) in enumerate(zip(axes, mosaics, titles, strict=True)):
         image = ax.imshow(mosaic, cmap=SIMILARITY_CMAP, vmin=-1, vmax=1, interpolation="nearest")

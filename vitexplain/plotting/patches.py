@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from .._checks import check_array, check_divides, check_image, check_index, check_int
 from ..patches import patchify
@@ -20,6 +19,10 @@ from .core import (
     show_matrix,
     text_colour,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "show_patch_and_token",

@@ -7,21 +7,18 @@ The clocks are in ``plotting/clocks.py``, similarities and resizing in
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import torch
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from .._checks import check_array, check_int, check_number, describe
 from ..position import clock_periods
-from .core import (
-    EMBEDDING_CMAP,
-    PICTURE_CMAP,
-    new_axes,
-    show_embedding,
-)
+from .core import EMBEDDING_CMAP, PICTURE_CMAP, new_axes, new_figure, show_embedding
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "POSITION_CMAP",
@@ -83,7 +80,7 @@ def _heat_map_bands(
     heights = [band.matrix.shape[0] * row_px for band in bands]
     width = left + max(widths) + right
     height = top + sum(heights) + gap * (len(bands) - 1) + bottom
-    fig = Figure(figsize=(width / _DPI, height / _DPI), dpi=_DPI)
+    fig = new_figure((width / _DPI, height / _DPI), layout=None, dpi=_DPI)
     y = height - top
     groups: dict[str, list] = {}  # colour bar label -> [(image, bottom, height) of its bands]
     for band, w, h in zip(bands, widths, heights, strict=True):
@@ -253,7 +250,7 @@ def show_embedding_bases(
     bases = [
         check_number(f"bases[{i}]", b, minimum=1, inclusive=False) for i, b in enumerate(bases)
     ]
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = new_figure(figsize)
     axes = np.atleast_1d(fig.subplots(1, len(tables), sharey=True))
     for n, (ax, table, base) in enumerate(zip(axes, tables, bases, strict=True)):
         show_embedding(

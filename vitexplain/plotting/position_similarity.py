@@ -4,20 +4,24 @@ and an embedding resized to a new grid."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
-from matplotlib.figure import Figure
 
 from .._checks import check_array, check_index, check_int, check_size2, describe
 from .core import (
     EMBEDDING_CMAP,
     SIMILARITY_CMAP,
     annotate_cells,
+    new_figure,
     outline_cells,
     show_matrix,
 )
 from .patches import show_patch_grid
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "show_grid_similarity",
@@ -54,7 +58,7 @@ def show_similarity(
     starts = [check_int(f"starts[{i}]", a, minimum=0) for i, a in enumerate(starts)]
     if not starts or not all(0 <= a < n for a in starts):
         raise ValueError(f"starts must be positions in [0, {n}), got {starts}")
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = new_figure(figsize)
     left, right = fig.subplots(1, 2, width_ratios=[1, 1.3])
     show_matrix(
         similarity,
@@ -117,7 +121,7 @@ def show_grid_similarity(
         )
     rows, cols = maps[0].shape
     reference = check_index("reference", reference, rows * cols, "patches")
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = new_figure(figsize)
     axes = list(np.atleast_1d(fig.subplots(1, len(maps) + (image is not None))))
     if image is not None:
         show_patch_grid(image, patch_size, ax=axes.pop(0), highlight=reference, title="the patches")
@@ -186,7 +190,7 @@ def show_resized_embedding(
     channels = [check_index(f"channels[{i}]", c, dim, "dimensions") for i, c in enumerate(channels)]
     old_grid = grids["old_grid"]
     height, width = old_grid
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = new_figure(figsize)
     axes = np.atleast_2d(fig.subplots(2, len(channels), sharex=True, sharey=True))
     if len(channels) == 1:
         axes = axes.T

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
-from matplotlib import rcParams
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from .. import _args
 from .._checks import check_array, check_divides, check_index, check_int, describe
@@ -20,6 +18,10 @@ from .core import (
     show_matrix,
 )
 from .patches import show_patch_grid
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "show_grid_offsets",
@@ -80,6 +82,8 @@ def show_relative_distances(index, figsize: tuple[float, float] = (5.2, 5.6)) ->
     distance = index - (length - 1)  # (L, L)
     ax_index.imshow(distance, **diverging)
     labels = [f"m = {m}\n({d:+d})" for m, d in zip(index.ravel(), distance.ravel(), strict=True)]
+    from matplotlib import rcParams
+
     # the text size of a plain ax.text: the rcParams default
     annotate_cells(ax_index, distance, labels, fontsize=rcParams["font.size"], **diverging)
     ax_index.set_xticks(range(length))

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from .._checks import check_array, check_int
 from ..unfold import count_tokens, overlap_count, soft_split_boxes
-from .core import show_image
+from .core import new_figure, show_image
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "show_fold_reconstruction",
@@ -84,7 +88,7 @@ def show_fold_reconstruction(
             f"summed, counts and recovered must share one (H, W) shape, got {summed.shape}, "
             f"{counts.shape} and {recovered.shape}"
         )
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = new_figure(figsize)
     top, middle, bottom = fig.subplots(3, 1)
     title = "fold of the tokens: overlaps add up"
     show_image(summed, ax=top, vmax=float(counts.max()), colorbar=True, title=title)
@@ -129,7 +133,7 @@ def show_softsplit_coverage(
     rows, cols, n = count_tokens(*image.shape, k, s, p)  # validates k, s, p
     max_outlines = check_int("max_outlines", max_outlines, minimum=0)
     # "compressed": the two fixed-aspect panels take the figure's width, no empty margin
-    fig = Figure(figsize=figsize, layout="compressed")
+    fig = new_figure(figsize, layout="compressed")
     top, bottom = fig.subplots(2, 1)
     show_image(padded, ax=top, colorbar=True)
     if n <= max_outlines:
@@ -185,7 +189,7 @@ def show_softsplit_explorer(
     try:
         return show_softsplit_coverage(image, k, s, p, figsize=figsize)
     except ValueError as error:
-        fig = Figure(figsize=(figsize[0], 1.6), layout="constrained")
+        fig = new_figure((figsize[0], 1.6))
         ax = fig.add_subplot()
         ax.set_axis_off()
         ax.set_title(f"no soft split with k = {k}, s = {s}, p = {p}", color="firebrick")

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from .._checks import check_array, check_index, check_int
 from ..unfold import count_tokens as _count_tokens
 from ..unfold import overlap_count, soft_split_boxes
 from .core import show_image
 from .t2t import mask_path, padded_picture, padded_ticks, picture_edge
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 #: Most frames softsplit_frames renders (about 20 ms each).
 MAX_FRAMES = 400

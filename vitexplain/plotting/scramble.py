@@ -1,15 +1,18 @@
-"""Figures of notebook 06: the full ViT."""
+"""Figures of notebook 06: the ViT trained to tell intact pictures from scrambled ones."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from .._checks import check_array, check_image, check_int, check_number, describe
-from .core import ATTENTION_CMAP, annotate_cells, axes_grid, show_matrix
+from .core import ATTENTION_CMAP, annotate_cells, axes_grid, new_figure, show_matrix
 from .patches import show_patch_grid
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "show_attention_by_origin",
@@ -124,7 +127,7 @@ def show_training_curves(
         lengths = {key: len(history[key]) for key in needed}
         if len(set(lengths.values())) != 1:
             raise ValueError(f"histories[{name!r}] has lists of unequal lengths: {lengths}")
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = new_figure(figsize)
     loss_ax, acc_ax = fig.subplots(1, 2)
     for n, (name, history) in enumerate(histories.items()):
         colour = f"C{n}"
