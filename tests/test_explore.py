@@ -150,7 +150,6 @@ def test_bad_arguments_are_refused_by_name():
         interact_figure(draw, caption="clocks", dim=Number(18, 8, 64, "d"))
 
 
-
 def test_number_takes_numpy_and_torch_integers_as_ints():
     import numpy as np
     import torch
@@ -164,6 +163,7 @@ def test_number_takes_numpy_and_torch_integers_as_ints():
         Number(True, 1, 5, "d")
     with pytest.raises(TypeError, match="Number: min must be an int"):
         Number(2, np.float64(1.0), 5, "d")
+
 
 WITHOUT_IPYWIDGETS = textwrap.dedent(
     """
