@@ -16,10 +16,12 @@ from torch import nn
 from ._checks import (
     check_bool,
     check_divides,
+    check_dtype,
     check_elements,
     check_index,
     check_input,
     check_int,
+    check_module,
     check_number,
     check_same,
     check_size2,
@@ -576,8 +578,6 @@ def fit(model, n, batch_loss, epochs, batch_size, lr, weight_decay, seed, schedu
     import warnings
     from collections.abc import Callable
 
-    from ._checks import check_module
-
     model, n = check_module("model", model), check_int("n", n)
     if not isinstance(batch_loss, Callable):
         raise TypeError(f"batch_loss must be a function of the batch indices, got {batch_loss!r}")
@@ -717,8 +717,6 @@ def check_shape(name: object, tensor: object, shape: object, show: object) -> tu
 
 def model_input(model: object, x: object, name: str = "x") -> tuple[nn.Module, torch.Tensor]:
     """A module, and an input for it: token ids (long), or values of its weights' dtype."""
-    from ._checks import check_dtype, check_module
-
     model, x = check_module("model", model), check_tensor(name, x)
     if x.dtype != torch.long:  # token ids would be fine; images must match the weights
         x = check_dtype(name, x, model)
@@ -733,7 +731,6 @@ def attention_layers(model: nn.Module, layers: list) -> list:
 
 def class_token_model(model: object, images: object, block: object) -> tuple:
     """A ViT or T2TViT (a class token, blocks), images (B, C, H, W) for it, a block index."""
-    from ._checks import check_module
 
     model = check_module("model", model)
     blocks = getattr(model, "blocks", None)
@@ -1016,3 +1013,148 @@ def train_where_am_i(model: object, images: object, grid_size: object) -> tuple:
             f"{rows + cols} outputs, got {model.num_tokens} and {model.head.out_features}"
         )
     return images, rows, cols
+
+
+# --- interpret.py -----------------------------------------------------------------------------
+
+
+def attention_rollout(maps_: object, residual: object) -> tuple[list[torch.Tensor], bool]:
+    """Attention maps (:func:`maps`) and a bool."""
+    return maps(maps_), check_bool("residual", residual)
+
+
+def mean_attention_distance(maps_, grid_size, patch_size, num_prefix_tokens) -> tuple:
+    """Maps of ``num_prefix_tokens`` + rows x cols tokens, a patch size in pixels."""
+    maps_ = maps(maps_)
+    rows, cols = check_size2("grid_size", grid_size)
+    patch_size = check_int("patch_size", patch_size)
+    p = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
+    if maps_[0].shape[-1] != p + rows * cols:
+        raise ValueError(
+            f"maps have {maps_[0].shape[-1]} tokens, expected num_prefix_tokens={p} + grid_size "
+            f"{rows} x {cols} = {p + rows * cols}"
+        )
+    return maps_, (rows, cols), patch_size, p
+
+
+def occlusion_map(model, images, patch_size, value, target_) -> tuple:
+    """A model, images (B, C, H, W) in its dtype cut by ``patch_size``, a fill value, targets
+    (B,) or None; the B x N occluded copies must fit in memory."""
+    model = check_module("model", model)
+    images = check_dtype("images", check_tensor("images", images, ndim=4), model)
+    value = check_number("value", value)
+    images, patch_size = patchify(images, patch_size)
+    b, n = images.shape[0], images.shape[-2] // patch_size * (images.shape[-1] // patch_size)
+    target_ = None if target_ is None else target(target_, b)
+    check_elements(
+        f"occluding each of the {n} patches of {b} images: {b} x {n} images of "
+        f"{images.shape[1:].numel():,} values",
+        b * n * images.shape[1:].numel(),
+        images.element_size(),
+    )
+    return model, images, patch_size, value, target_
+
+
+def target_classes(target: torch.Tensor, classes: int) -> torch.Tensor:
+    """Targets that are classes of a model with ``classes`` outputs."""
+    if len(target) and int(target.max()) >= classes:
+        raise ValueError(
+            f"target holds class {int(target.max())}, but the model has {classes} classes "
+            f"(0 .. {classes - 1})"
+        )
+    return target
+
+
+def logit_lens(model: object, images: object) -> tuple[nn.Module, torch.Tensor]:
+    """A ViT (``blocks``, ``norm``, ``head``) and images (B, C, H, W) in its dtype."""
+    model = check_module("model", model)
+    if not all(hasattr(model, a) for a in ("blocks", "norm", "head")):
+        raise TypeError(
+            f"model must be a ViT with blocks, norm and head, got {type(model).__name__}"
+        )
+    return model, check_dtype("images", check_tensor("images", images, ndim=4), model)
+
+
+def embedding_components(model: object, k: object) -> tuple[nn.Module, int]:
+    """A ViT whose tokenizer is a PatchEmbed, and k no more than its components."""
+    from .patches import PatchEmbed
+
+    model = check_module("model", model)
+    if not isinstance(getattr(model, "patch_embed", None), PatchEmbed):
+        raise TypeError(
+            f"model must be a vitexplain ViT (with a patch_embed of linear filters), got "
+            f"{type(model).__name__}: its tokenizer has no P x P patch filters"
+        )
+    k = check_int("k", k)
+    components = min(model.patch_embed.proj.weight.shape)
+    if k > components:
+        raise ValueError(f"k={k} is more than the {components} components there are")
+    return model, k
+
+
+def _pair(a: object, b: object, finite: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """Two real tensors (B, ...) or (M,) of one shape."""
+    values = {"finite": True} if finite else {"values": True}
+    a = check_tensor("a", a, min_ndim=1, real=True, **values)
+    b = check_tensor("b", b, min_ndim=1, real=True, **values)
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have one shape, got {tuple(a.shape)} and {tuple(b.shape)}")
+    return a, b
+
+
+def rank_correlation(a: object, b: object) -> tuple[torch.Tensor, torch.Tensor]:
+    """Two real tensors of one shape, (B, ...) or (M,), at least 2 finite values per picture
+    and no picture constant (its ranks would all tie)."""
+    a, b = _pair(a, b, finite=False)
+    flat_a = (a[None] if a.ndim == 1 else a).flatten(1)  # (B, M)
+    if flat_a.shape[1] < 2:
+        raise ValueError(
+            f"a and b need at least 2 values per picture to rank, got shape {tuple(flat_a.shape)}"
+        )
+    for name, t in (("a", a), ("b", b)):
+        t = (t[None] if t.ndim == 1 else t).flatten(1)  # (B, M)
+        if not torch.isfinite(t).all():
+            raise ValueError(f"{name} holds NaN or infinite values, which have no rank")
+        flat = (t == t[:, :1]).all(1).nonzero().flatten().tolist()  # constant pictures
+        if flat:
+            raise ValueError(
+                f"{name}[{flat[0]}] is constant ({len(flat)} constant pictures in all): all its "
+                "values tie, so its rank correlation is undefined"
+            )
+    return a, b
+
+
+def patch_attention(maps_: object, num_prefix_tokens: object) -> tuple[list[torch.Tensor], int]:
+    """Attention maps with patch tokens after ``num_prefix_tokens`` prefix tokens."""
+    maps_ = maps(maps_)
+    p = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
+    if maps_[0].shape[-1] <= p:
+        raise ValueError(
+            f"num_prefix_tokens must leave patch tokens: maps have {maps_[0].shape[-1]} tokens, "
+            f"got num_prefix_tokens={p}"
+        )
+    return maps_, p
+
+
+def reference_attention(grid_size: object, kind: object, num_prefix_tokens: object) -> tuple:
+    """A grid, one of the four kinds, and a map small enough to hold."""
+    rows, cols = check_size2("grid_size", grid_size)
+    p = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
+    kinds = ("self", "neighbours", "uniform", "farthest")
+    if kind not in kinds:
+        raise ValueError(f"kind must be one of {kinds}, got {kind!r}")
+    check_elements(
+        f"grid_size {rows} x {cols}: a map of {p + rows * cols} tokens squared",
+        (p + rows * cols) ** 2,
+    )
+    return (rows, cols), kind, p
+
+
+def top_k_overlap(a: object, b: object, k: object) -> tuple[torch.Tensor, torch.Tensor, int]:
+    """Two finite real tensors of one shape and k no more than the entries per row."""
+    a, b = _pair(a, b, finite=True)
+    k = check_int("k", k)
+    per_row = a[0].numel() if a.ndim > 1 else 1
+    if k > per_row:
+        raise ValueError(f"k must be at most the {per_row} entries per row, got {k}")
+    return a, b, k
