@@ -18,6 +18,7 @@ from ._checks import (
     check_divides,
     check_dtype,
     check_elements,
+    check_image,
     check_index,
     check_input,
     check_int,
@@ -1158,3 +1159,45 @@ def top_k_overlap(a: object, b: object, k: object) -> tuple[torch.Tensor, torch.
     if k > per_row:
         raise ValueError(f"k must be at most the {per_row} entries per row, got {k}")
     return a, b, k
+
+
+# --- scramble.py ------------------------------------------------------------------------------
+
+
+def make_scramble_dataset(n, seed, image, patch_size, max_shift, noise, return_orders) -> tuple:
+    """An even n >= 2, a seed, a picture (H, W) (the Mountain when None) cut into at least two
+    patches, a shift, a noise level, a flag; n pictures must fit in memory."""
+    from .data import load_mountains
+
+    n = check_int("n", n, minimum=2)
+    if n % 2:
+        raise ValueError(f"n must be even (intact and scrambled twins), got {n}")
+    seed = check_int("seed", seed, minimum=0)
+    patch_size = check_int("patch_size", patch_size)
+    max_shift = check_int("max_shift", max_shift, minimum=0)
+    noise = check_number("noise", noise, minimum=0.0)
+    return_orders = check_bool("return_orders", return_orders)
+    picture = load_mountains() if image is None else check_image("image", image)
+    height, width = picture.shape
+    check_divides("patch_size", patch_size, height, width)
+    check_elements(f"n={n} pictures of {height} x {width} pixels", n * height * width)
+    if (height // patch_size) * (width // patch_size) < 2:
+        raise ValueError(
+            f"a {height} x {width} image has 1 patch of side {patch_size}: nothing to scramble"
+        )
+    return n, seed, picture, patch_size, max_shift, noise, return_orders
+
+
+def swap_patches(images: object, patch_size: object, a: object, b: object) -> tuple:
+    """Images (B, C, H, W) cut by ``patch_size``, and two patch indices."""
+    images = check_tensor("images", images, ndim=4)
+    images, patch_size = patchify(images, patch_size)
+    count = (images.shape[-2] // patch_size) * (images.shape[-1] // patch_size)
+    a, b = check_index("a", a, count, "patches"), check_index("b", b, count, "patches")
+    return images, patch_size, a, b
+
+
+def probe(model: object, images: object, value: object = 0.0) -> tuple:
+    """A module, images (B, C, H, W) and a fill value (the patch size is left to patchify)."""
+    model, images = check_module("model", model), check_tensor("images", images, ndim=4)
+    return model, images, check_number("value", value)
