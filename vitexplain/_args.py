@@ -9,6 +9,9 @@ entry point's arguments and returns them checked (sizes as ints, pairs as tuples
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import torch
 from torch import nn
@@ -19,6 +22,7 @@ from ._checks import (
     check_dtype,
     check_elements,
     check_image,
+    check_image_batch,
     check_index,
     check_input,
     check_int,
@@ -26,6 +30,7 @@ from ._checks import (
     check_number,
     check_same,
     check_size2,
+    check_str,
     check_tensor,
     describe,
 )
@@ -1039,11 +1044,12 @@ def mean_attention_distance(maps_, grid_size, patch_size, num_prefix_tokens) -> 
 
 
 def occlusion_map(model, images, patch_size, value, target_) -> tuple:
-    """A model, images (B, C, H, W) in its dtype cut by ``patch_size``, a fill value, targets
-    (B,) or None; the B x N occluded copies must fit in memory."""
+    """A model, images (B, C, H, W) in its dtype cut by ``patch_size``, a fill value (a real
+    number), targets (B,) or None; the B x N occluded copies must fit in memory. Returns
+    ``(images, patch_size, target)``: the model and the value are used as given."""
     model = check_module("model", model)
     images = check_dtype("images", check_tensor("images", images, ndim=4), model)
-    value = check_number("value", value)
+    check_number("value", value)
     images, patch_size = patchify(images, patch_size)
     b, n = images.shape[0], images.shape[-2] // patch_size * (images.shape[-1] // patch_size)
     target_ = None if target_ is None else target(target_, b)
@@ -1053,7 +1059,7 @@ def occlusion_map(model, images, patch_size, value, target_) -> tuple:
         b * n * images.shape[1:].numel(),
         images.element_size(),
     )
-    return model, images, patch_size, value, target_
+    return images, patch_size, target_
 
 
 def target_classes(target: torch.Tensor, classes: int) -> torch.Tensor:
@@ -1201,3 +1207,124 @@ def probe(model: object, images: object, value: object = 0.0) -> tuple:
     """A module, images (B, C, H, W) and a fill value (the patch size is left to patchify)."""
     model, images = check_module("model", model), check_tensor("images", images, ndim=4)
     return model, images, check_number("value", value)
+
+
+# --- training.py, learned_position.py ---------------------------------------------------------
+
+
+def evaluate(model: object, images: object, labels: object, batch_size: object) -> tuple:
+    """A module, labelled images for it (:func:`labelled`), a batch size."""
+    model = check_module("model", model)
+    images, labels = labelled(model, images, labels)
+    return model, images, labels, check_int("batch_size", batch_size)
+
+
+def random_shift(images: object, max_shift: object, generator: object) -> tuple:
+    """Images (B, C, H, W), a shift smaller than their sides, a torch.Generator."""
+    images = check_tensor("images", images, ndim=4)
+    max_shift = check_int("max_shift", max_shift, minimum=0)
+    if max_shift >= min(images.shape[-2:]):
+        raise ValueError(
+            f"max_shift must be smaller than the images' height and width "
+            f"{tuple(images.shape[-2:])}, got {max_shift}"
+        )
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+    return images, max_shift, generator
+
+
+def position_targets(grid_size: object, sigma: object) -> tuple[int, int, float]:
+    """A grid and a width at least 0; the targets must fit in memory."""
+    rows, cols = check_size2("grid_size", grid_size)
+    sigma = check_number("sigma", sigma, minimum=0)
+    check_elements(f"targets of grid_size {rows} x {cols}", rows * cols * max(rows, cols))
+    return rows, cols, sigma
+
+
+def vit_images(model: object, images: object) -> tuple:
+    """A vitexplain ViT and images (B, C, H, W) of its channels, size and dtype."""
+    from .vit import ViT
+
+    if not isinstance(model, ViT):
+        raise TypeError(f"model must be a vitexplain ViT, got {type(model).__name__}")
+    embed = model.patch_embed
+    images = check_tensor("images", images, ndim=4)
+    images = check_image_batch(images, embed.in_chans, embed.img_size, "images")
+    return model, check_dtype("images", images, model)
+
+
+def grid_neighbours(grid_size: object) -> tuple[int, int]:
+    """A grid whose N x N neighbour matrix fits in memory."""
+    rows, cols = check_size2("grid_size", grid_size)
+    check_elements(
+        f"the neighbours of grid_size {rows} x {cols}: {rows * cols} squared", (rows * cols) ** 2
+    )
+    return rows, cols
+
+
+def grid_similarity(table: object, grid_size: object, num_prefix_tokens: object) -> tuple:
+    """A finite real table (prefix + rows * cols, D) (or a ViT's (1, ..., D)), as (T, D)."""
+    table = check_tensor("table", table, real=True, finite=True)
+    if table.ndim == 3 and table.shape[0] == 1:
+        table = table[0]  # (N + prefix, D)
+    rows, cols = check_size2("grid_size", grid_size)
+    prefix = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
+    if table.ndim != 2 or table.shape[0] != prefix + rows * cols:
+        raise ValueError(
+            f"table must have shape ({prefix + rows * cols}, D) for num_prefix_tokens={prefix} "
+            f"and grid_size {rows} x {cols}, got shape {tuple(table.shape)}"
+        )
+    return table, (rows, cols), prefix
+
+
+def neighbour_wins(similarity_: object, margin: object) -> tuple:
+    """A similarity grid (:func:`similarity`) and a margin at least 0."""
+    return *similarity(similarity_), check_number("margin", margin, minimum=0)
+
+
+# --- digits.py --------------------------------------------------------------------------------
+
+
+def train_digits(recipe: object, seed: object, epochs: object, validation: object) -> tuple:
+    """A recipe of ``DIGITS_RECIPES``, a seed, an epoch count (None: the recipe's), a bool."""
+    from .digits import DIGITS_RECIPES
+
+    recipe = check_str("recipe", recipe, sorted(DIGITS_RECIPES))
+    seed = check_int("seed", seed, minimum=0)
+    epochs = None if epochs is None else check_int("epochs", epochs)
+    return recipe, seed, epochs, check_bool("validation", validation)
+
+
+# --- data.py ----------------------------------------------------------------------------------
+
+
+def mountain_at_dusk(height: object, width: object, minimum: int) -> tuple[int, int]:
+    """Two sides of at least ``minimum`` pixels whose picture fits in memory."""
+    height = check_int("height", height, minimum=minimum)
+    width = check_int("width", width, minimum=minimum)
+    check_elements(f"a picture of height={height} x width={width}", height * width)
+    return height, width
+
+
+def path(name: str, value: object) -> Path:
+    """A file path: a str or an ``os.PathLike``."""
+    if not isinstance(value, str | os.PathLike):
+        raise TypeError(f"{name} must be a str, a Path or None, got {describe(value)}")
+    return Path(value)
+
+
+def trained_digits_vit(pos_embed: object) -> Path:
+    """The weights file of the shipped model ``pos_embed`` ("learned" or "none"), if it exists."""
+    from .digits import WEIGHTS_DIR
+
+    pos_embed = check_str("pos_embed", pos_embed, ("learned", "none"))
+    path = WEIGHTS_DIR / f"digits_vit_{pos_embed}.pt"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: `make weights` trains and saves it")
+    return path
+
+
+def token_transformer(dim: object, out_dim: object, mlp_ratio: object) -> tuple[int, int, int]:
+    """The token widths in and out, and the MLP's hidden width ``mlp_ratio * out_dim``."""
+    dim, out_dim = check_int("dim", dim), check_int("out_dim", out_dim)
+    return dim, out_dim, mlp_hidden(out_dim, mlp_ratio)

@@ -126,9 +126,7 @@ def occlusion_map(
         Tensor of shape (B, H/P, W/P): the drop in probability per patch (negative when hiding a
         patch makes the model surer).
     """
-    model, images, patch_size, value, target = _args.occlusion_map(
-        model, images, patch_size, value, target
-    )
+    images, patch_size, target = _args.occlusion_map(model, images, patch_size, value, target)
     tokens = patchify(images, patch_size)  # (B, N, C*P*P)
     b, n, _ = tokens.shape
     probs = model(images).softmax(-1)  # (B, K)
