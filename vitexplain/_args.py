@@ -17,6 +17,7 @@ import torch
 from torch import nn
 
 from ._checks import (
+    check_array,
     check_bool,
     check_divides,
     check_dtype,
@@ -820,8 +821,6 @@ def show_matrices(matrices, titles, ncols, rows, cols, cells, xlabel, ylabel) ->
         ``(arrays, ncols, panels)``: one dict of :func:`~vitexplain.plotting.attention.
         matrix_panel` keywords per array.
     """
-    from ._checks import check_array
-
     arrays = [check_array(f"matrices[{i}]", m, ndim=2) for i, m in enumerate(matrices)]
     if not arrays:
         raise ValueError("matrices is empty: nothing to draw")
@@ -1328,3 +1327,81 @@ def token_transformer(dim: object, out_dim: object, mlp_ratio: object) -> tuple[
     """The token widths in and out, and the MLP's hidden width ``mlp_ratio * out_dim``."""
     dim, out_dim = check_int("dim", dim), check_int("out_dim", out_dim)
     return dim, out_dim, mlp_hidden(out_dim, mlp_ratio)
+
+
+# --- plotting/scramble.py ---------------------------------------------------------------------
+
+
+def _vmax(vmax: object) -> float | None:
+    return None if vmax is None else check_number("vmax", vmax, minimum=0, inclusive=False)
+
+
+def show_scramble_examples(images, labels, orders, ncols, class_names) -> tuple:
+    """Images (n, H, W) (or (n, 1, H, W)), n labels that index ``class_names``, n orders."""
+    images, orders = check_array("images", images), check_array("orders", orders)
+    labels = [int(c) for c in check_array("labels", labels)]
+    if images.ndim == 4 and images.shape[1] == 1:
+        images = images[:, 0]  # (n, H, W)
+    if images.ndim != 3:
+        raise ValueError(f"images must have shape (n, H, W) or (n, 1, H, W), got {images.shape}")
+    n = len(images)
+    if len(labels) != n or len(orders) != n:
+        raise ValueError(
+            f"{n} images need {n} labels and orders, got {len(labels)} and {len(orders)}"
+        )
+    if any(not 0 <= c < len(class_names) for c in labels):
+        raise ValueError(f"labels must index class_names {list(class_names)}, got {labels}")
+    return images, labels, orders, check_int("ncols", ncols)
+
+
+def show_training_curves(histories: object, chance: object) -> tuple:
+    """A non-empty {name: history} of train_classifier's histories, with equal-length lists."""
+    from collections.abc import Mapping
+
+    if not isinstance(histories, Mapping):
+        raise TypeError(
+            "histories must be a dict {run name: history} (e.g. {'ViT': history}), got "
+            f"{describe(histories)}"
+        )
+    if not histories:
+        raise ValueError("histories is empty: give at least one training run")
+    needed = ("epoch", "loss", "train_accuracy", "test_accuracy")
+    for name, history in histories.items():
+        if not isinstance(history, Mapping):
+            raise TypeError(
+                f"histories[{name!r}] must be a history dict (train_classifier's), got "
+                f"{describe(history)}"
+            )
+        missing = [key for key in needed if key not in history]
+        if missing:
+            raise ValueError(f"histories[{name!r}] lacks {missing}")
+        lengths = {key: len(history[key]) for key in needed}
+        if len(set(lengths.values())) != 1:
+            raise ValueError(f"histories[{name!r}] has lists of unequal lengths: {lengths}")
+    return histories, check_number("chance", chance, minimum=0, maximum=1)
+
+
+def show_class_token_attention(image, weights, patch_size, vmax) -> tuple:
+    """An image (H, W), weights (h, N) (or (N,)) of its N patches of side ``patch_size``."""
+    image = check_image("image", image)
+    weights = check_array("weights", weights).astype(np.float64)
+    patch_size = check_int("patch_size", patch_size)
+    if weights.ndim == 1:
+        weights = weights[None]  # (1, N)
+    if weights.ndim != 2:
+        raise ValueError(f"weights must have shape (h, N) or (N,), got shape {weights.shape}")
+    rows, cols = image.shape[0] // patch_size, image.shape[1] // patch_size
+    if weights.shape[1] != rows * cols:
+        raise ValueError(
+            f"weights hold {weights.shape[1]} patches, but a {image.shape[0]} x {image.shape[1]} "
+            f"image has {rows} x {cols} = {rows * cols} patches of side {patch_size}"
+        )
+    return image, weights, patch_size, _vmax(vmax)
+
+
+def show_attention_by_origin(table: object, vmax: object) -> tuple[np.ndarray, float | None]:
+    """A square table (R, R) and an upper colour limit above 0 or None."""
+    table = check_array("table", table).astype(np.float64)
+    if table.ndim != 2 or table.shape[0] != table.shape[1]:
+        raise ValueError(f"table must have shape (R, R), got shape {table.shape}")
+    return table, _vmax(vmax)
