@@ -10,6 +10,7 @@ entry point's arguments and returns them checked (sizes as ints, pairs as tuples
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -1356,8 +1357,6 @@ def show_scramble_examples(images, labels, orders, ncols, class_names) -> tuple:
 
 def show_training_curves(histories: object, chance: object) -> tuple:
     """A non-empty {name: history} of train_classifier's histories, with equal-length lists."""
-    from collections.abc import Mapping
-
     if not isinstance(histories, Mapping):
         raise TypeError(
             "histories must be a dict {run name: history} (e.g. {'ViT': history}), got "
@@ -1405,3 +1404,60 @@ def show_attention_by_origin(table: object, vmax: object) -> tuple[np.ndarray, f
     if table.ndim != 2 or table.shape[0] != table.shape[1]:
         raise ValueError(f"table must have shape (R, R), got shape {table.shape}")
     return table, _vmax(vmax)
+
+
+def show_similarity(similarity, starts) -> tuple:
+    """A square similarity matrix (n, n) and positions in [0, n) to start its rows from."""
+    similarity = check_array("similarity", similarity)
+    if similarity.ndim != 2 or similarity.shape[0] != similarity.shape[1]:
+        raise ValueError(f"similarity must be a square matrix, got shape {similarity.shape}")
+    n = similarity.shape[0]
+    if isinstance(starts, str) or not isinstance(starts, Sequence | np.ndarray):
+        raise TypeError(f"starts must be a sequence of positions, got {describe(starts)}")
+    starts = [check_int(f"starts[{i}]", a, minimum=0) for i, a in enumerate(starts)]
+    if not starts or not all(0 <= a < n for a in starts):
+        raise ValueError(f"starts must be positions in [0, {n}), got {starts}")
+    return similarity, starts
+
+
+def show_grid_similarity(maps, titles, reference) -> tuple:
+    """One or more (H, W) maps of one shape with a title each, and a patch index of the grid."""
+    if isinstance(maps, str) or not isinstance(maps, Sequence):
+        raise TypeError(f"maps must be a sequence of (H, W) arrays, got {describe(maps)}")
+    maps = [check_array(f"maps[{i}]", m, ndim=2) for i, m in enumerate(maps)]
+    shapes = {m.shape for m in maps}
+    if not maps or len(titles) != len(maps) or len(shapes) != 1 or maps[0].ndim != 2:
+        raise ValueError(
+            f"maps must be one or more (H, W) arrays of one shape with one title each, got "
+            f"shapes {sorted(shapes)} and {len(titles)} titles"
+        )
+    rows, cols = maps[0].shape
+    reference = check_index("reference", reference, rows * cols, "patches")
+    return maps, reference
+
+
+def show_resized_embedding(before, after, old_grid, new_grid, channels, num_prefix_tokens) -> tuple:
+    """Tables (prefix + H * W, D) before and after resizing, each of its grid, as (H, W, D)
+    panels with their grids; channels, dimensions of D."""
+    grids = {"old_grid": check_size2("old_grid", old_grid)}
+    grids["new_grid"] = check_size2("new_grid", new_grid)
+    num_prefix_tokens = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
+    panels = []
+    tables = (("before", before, "old_grid"), ("after", after, "new_grid"))
+    for name, table, grid_name in tables:
+        h, w = grids[grid_name]
+        table = check_array(name, table, ndim=(2, 3))
+        table = table.reshape(-1, table.shape[-1])[num_prefix_tokens:]  # (H*W, D)
+        if table.shape[0] != h * w:
+            raise ValueError(
+                f"{name} holds {table.shape[0]} grid tokens after num_prefix_tokens="
+                f"{num_prefix_tokens}, but {grid_name} is {h} x {w}"
+            )
+        panels.append((table.reshape(h, w, -1), (h, w)))
+    if isinstance(channels, str) or not isinstance(channels, Sequence | np.ndarray):
+        raise TypeError(f"channels must be a sequence of dimensions, got {describe(channels)}")
+    if len(channels) == 0:
+        raise ValueError("channels must name at least one embedding dimension")
+    dim = panels[0][0].shape[-1]
+    channels = [check_index(f"channels[{i}]", c, dim, "dimensions") for i, c in enumerate(channels)]
+    return panels, grids, channels
