@@ -1461,3 +1461,72 @@ def show_resized_embedding(before, after, old_grid, new_grid, channels, num_pref
     dim = panels[0][0].shape[-1]
     channels = [check_index(f"channels[{i}]", c, dim, "dimensions") for i, c in enumerate(channels)]
     return panels, grids, channels
+
+
+def show_table_bands(table, parts, column_px) -> tuple:
+    """A table (L, D) cut into 1 .. D parts, and at least a pixel per column."""
+    table = check_array("table", table)
+    if table.ndim != 2:
+        raise ValueError(f"table must have shape (L, D), got shape {table.shape}")
+    parts = check_int("parts", parts)
+    column_px = check_number("column_px", column_px)
+    if not 1 <= parts <= table.shape[1] or column_px < 1:
+        raise ValueError(f"need 1 <= parts <= D and column_px >= 1, got {parts} and {column_px}")
+    return table, parts, column_px
+
+
+def show_columns(table, columns) -> tuple:
+    """A table (L, D) and one or more of its column indices."""
+    table = check_array("table", table)
+    if table.ndim != 2:
+        raise ValueError(f"table must have shape (L, D), got shape {table.shape}")
+    if isinstance(columns, str) or not isinstance(columns, Sequence | np.ndarray):
+        raise TypeError(f"columns must be a sequence of column indices, got {describe(columns)}")
+    columns = [check_int(f"columns[{i}]", c, minimum=0) for i, c in enumerate(columns)]
+    if not columns or not all(0 <= c < table.shape[1] for c in columns):
+        raise ValueError(
+            f"columns must be indices in [0, {table.shape[-1]}) of an (L, D) table, got {columns}"
+        )
+    return table, columns
+
+
+def show_tokens_plus_embedding(tokens, embedding) -> tuple:
+    """Tokens and a position embedding of one shape (N, D)."""
+    tokens, embedding = check_array("tokens", tokens), check_array("embedding", embedding)
+    if tokens.ndim != 2 or tokens.shape != embedding.shape:
+        raise ValueError(
+            f"tokens and embedding must have the same shape (N, D), got {tokens.shape} "
+            f"and {embedding.shape}"
+        )
+    return tokens, embedding
+
+
+def show_embedding_bases(tables, bases) -> tuple:
+    """One or more tables (L, D), one base above 1 each."""
+    for name, value in (("tables", tables), ("bases", bases)):
+        if isinstance(value, str) or not isinstance(value, Sequence | np.ndarray):
+            raise TypeError(f"{name} must be a sequence, got {describe(value)}")
+    if len(tables) != len(bases) or not tables:
+        raise ValueError(
+            f"need one base per table, got {len(tables)} tables and {len(bases)} bases"
+        )
+    tables = [check_array(f"tables[{i}]", t, ndim=2) for i, t in enumerate(tables)]
+    bases = [
+        check_number(f"bases[{i}]", b, minimum=1, inclusive=False) for i, b in enumerate(bases)
+    ]
+    return tables, bases
+
+
+def show_frequencies(frequencies) -> dict:
+    """A non-empty {base above 1: angular frequencies (d/2,)}."""
+    if not isinstance(frequencies, dict):
+        raise TypeError(f"frequencies must be a dict {{base: omega}}, got {describe(frequencies)}")
+    if not frequencies:
+        raise ValueError("frequencies is empty: give at least one {base: omega}")
+    frequencies = {
+        check_number("frequencies (a base)", base, minimum=1, inclusive=False): check_array(
+            f"frequencies[{base!r}]", omega, ndim=1
+        )
+        for base, omega in frequencies.items()
+    }
+    return frequencies
