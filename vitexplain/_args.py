@@ -1530,3 +1530,99 @@ def show_frequencies(frequencies) -> dict:
         for base, omega in frequencies.items()
     }
     return frequencies
+
+
+def show_relative_distances(index) -> np.ndarray:
+    """An integer (L, L) index of table rows (relative_index)."""
+    index = check_array("index", index)
+    if index.dtype.kind not in "iu":
+        raise TypeError(f"index must hold integer table rows (relative_index), got {index.dtype}")
+    if index.ndim != 2 or index.shape[0] != index.shape[1]:
+        raise ValueError(f"index must have shape (L, L), got shape {index.shape}")
+    return index
+
+
+def show_grid_offsets(image, patch_size, row_offsets, col_offsets, highlight) -> tuple:
+    """An image (H, W) cut by patch_size, integer row and column offsets of its grid, a patch."""
+    image = check_array("image", image, ndim=2)
+    row_offsets = check_array("row_offsets", row_offsets, ndim=2)
+    col_offsets = check_array("col_offsets", col_offsets, ndim=2)
+    for name, offsets in (("row_offsets", row_offsets), ("col_offsets", col_offsets)):
+        if offsets.dtype.kind not in "iu":
+            raise TypeError(
+                f"{name} must hold integer offsets (grid_offsets'), got {offsets.dtype}"
+            )
+    patch_size = check_divides("patch_size", check_int("patch_size", patch_size), *image.shape)
+    grid_shape = (image.shape[0] // patch_size, image.shape[1] // patch_size)
+    for name, offsets in (("row_offsets", row_offsets), ("col_offsets", col_offsets)):
+        if offsets.shape != grid_shape:
+            raise ValueError(f"{name} must have the grid's shape {grid_shape}, got {offsets.shape}")
+    highlight = check_index("highlight", highlight, grid_shape[0] * grid_shape[1], "patches")
+    return image, patch_size, row_offsets, col_offsets, highlight
+
+
+def show_logit_matrices(matrices, titles, outlines) -> list:
+    """One or more (L, L) matrices, a title each, an outline or None each when given."""
+    if isinstance(matrices, str) or not isinstance(matrices, Sequence):
+        raise TypeError(f"matrices must be a sequence of (L, L) arrays, got {describe(matrices)}")
+    arrays = [check_array(f"matrices[{i}]", m, ndim=2) for i, m in enumerate(matrices)]
+    if len(titles) != len(arrays) or not arrays:
+        raise ValueError(
+            f"need one title per matrix, got {len(titles)} titles for {len(arrays)} matrices"
+        )
+    for array in arrays:
+        if array.ndim != 2:
+            raise ValueError(f"each matrix must have 2 dimensions, got shape {array.shape}")
+    if outlines is not None and len(outlines) != len(arrays):
+        raise ValueError(
+            f"outlines must hold one (row, col, size) or None per matrix, got {len(outlines)} "
+            f"for {len(arrays)} matrices"
+        )
+    return arrays
+
+
+def show_vit_figure7(components, explained, distances, uniform_distance) -> tuple:
+    """k >= 1 components (k, C, P, P), k shares, distances (depth, h), a distance >= 0."""
+    components = check_array("components", components, ndim=4)
+    explained = check_array("explained", explained, ndim=1)
+    distances = check_array("distances", distances, ndim=2)
+    uniform_distance = check_number("uniform_distance", uniform_distance, minimum=0)
+    k = len(components)
+    if len(explained) != k or k == 0:
+        raise ValueError(
+            f"explained must hold one share per component, got {len(explained)} for {k}"
+        )
+    return components, explained, distances, uniform_distance
+
+
+def show_attention_locality(distances, entropy, top_share, references) -> list:
+    """Three finite (depth, h) measures of one shape, and {name: (distance, entropy, share)}."""
+    names = ("distances", "entropy", "top_share")
+    values = [
+        check_array(n, a, ndim=2, finite=True)
+        for n, a in zip(names, (distances, entropy, top_share), strict=True)
+    ]
+    depth, heads = values[0].shape
+    for name, value in zip(names[1:], values[1:], strict=True):
+        if value.shape != (depth, heads):
+            raise ValueError(
+                f"{name} must have the shape of distances {(depth, heads)}, got {value.shape}"
+            )
+    if not isinstance(references, dict) or not all(
+        isinstance(k, str) and np.shape(v) == (3,) for k, v in references.items()
+    ):
+        raise TypeError(
+            "references must be a dict {name: (distance, entropy, top share)}, "
+            f"got {references!r}"
+        )
+    return values
+
+
+def show_probe_comparison(black_share, moved_share) -> tuple:
+    """Shares (N,) for the black patch and (N, N) for the moved patches (a copy)."""
+    black = check_array("black_share", black_share, ndim=1, finite=True)
+    moved = check_array("moved_share", moved_share, ndim=2, finite=True).copy()
+    count = len(black)
+    if moved.shape != (count, count):
+        raise ValueError(f"moved_share must have shape {(count, count)}, got {moved.shape}")
+    return black, moved

@@ -13,7 +13,6 @@ from .._checks import (
     check_array,
     check_index,
     check_int,
-    check_number,
     check_str,
     describe,
 )
@@ -237,15 +236,10 @@ def show_vit_figure7(
     Returns:
         The figure: left the components, centre the similarity mosaic, right distance vs depth.
     """
-    components = check_array("components", components, ndim=4)
-    explained = check_array("explained", explained, ndim=1)
-    distances = check_array("distances", distances, ndim=2)
-    uniform_distance = check_number("uniform_distance", uniform_distance, minimum=0)
+    components, explained, distances, uniform_distance = _args.show_vit_figure7(
+        components, explained, distances, uniform_distance
+    )
     k = len(components)
-    if len(explained) != k or k == 0:
-        raise ValueError(
-            f"explained must hold one share per component, got {len(explained)} for {k}"
-        )
     fig = new_figure((11, 3.4))
     outer = fig.add_gridspec(1, 3, width_ratios=[1.1, 1.1, 1.2])
     left = outer[0].subgridspec(2, -(-k // 2))
@@ -294,24 +288,8 @@ def show_attention_locality(
         The figure: three panels side by side, each a point per head against the block (heads
         in separate colours, slightly offset), with the references as dashed lines.
     """
-    names = ("distances", "entropy", "top_share")
-    values = [
-        check_array(n, a, ndim=2, finite=True)
-        for n, a in zip(names, (distances, entropy, top_share), strict=True)
-    ]
+    values = _args.show_attention_locality(distances, entropy, top_share, references)
     depth, heads = values[0].shape
-    for name, value in zip(names[1:], values[1:], strict=True):
-        if value.shape != (depth, heads):
-            raise ValueError(
-                f"{name} must have the shape of distances {(depth, heads)}, got {value.shape}"
-            )
-    if not isinstance(references, dict) or not all(
-        isinstance(k, str) and np.shape(v) == (3,) for k, v in references.items()
-    ):
-        raise TypeError(
-            "references must be a dict {name: (distance, entropy, top share)}, "
-            f"got {references!r}"
-        )
     fig = new_figure((11, 3.4))
     axes = fig.subplots(1, 3)
     labels = (
@@ -348,11 +326,8 @@ def show_probe_comparison(black_share, moved_share) -> Figure:
         The figure: a 1 x N strip for the black patch above the N x N table of moved patches,
         places along the same horizontal axis, on one 0..1 colour scale with its bar.
     """
-    black = check_array("black_share", black_share, ndim=1, finite=True)
-    moved = check_array("moved_share", moved_share, ndim=2, finite=True).copy()
+    black, moved = _args.show_probe_comparison(black_share, moved_share)
     count = len(black)
-    if moved.shape != (count, count):
-        raise ValueError(f"moved_share must have shape {(count, count)}, got {moved.shape}")
     np.fill_diagonal(moved, np.nan)
     fig = new_figure((6.4, 6.6))
     top, bottom = fig.subplots(2, 1, height_ratios=[1, count], sharex=True)
