@@ -1626,3 +1626,98 @@ def show_probe_comparison(black_share, moved_share) -> tuple:
     if moved.shape != (count, count):
         raise ValueError(f"moved_share must have shape {(count, count)}, got {moved.shape}")
     return black, moved
+
+
+def show_fold_reconstruction(summed, counts, recovered) -> tuple:
+    """Three (H, W) arrays of one shape: the fold's sum, its overlap counts, their quotient."""
+    summed, counts, recovered = (
+        check_array(name, a, ndim=2)
+        for name, a in (("summed", summed), ("counts", counts), ("recovered", recovered))
+    )
+    if not summed.ndim == 2 or not summed.shape == counts.shape == recovered.shape:
+        raise ValueError(
+            f"summed, counts and recovered must share one (H, W) shape, got {summed.shape}, "
+            f"{counts.shape} and {recovered.shape}"
+        )
+    return summed, counts, recovered
+
+
+def position_similarity_mosaic(similarity, gap) -> tuple:
+    """A similarity grid (H, W, H, W) as float64, and a gap of at least 0 cells."""
+    sim = check_array("similarity", similarity).astype(np.float64)
+    if sim.ndim != 4 or sim.shape[2:] != sim.shape[:2]:
+        raise ValueError(f"similarity must have shape (H, W, H, W), got {sim.shape}")
+    gap = check_int("gap", gap, minimum=0)
+    return sim, gap
+
+
+def show_position_similarity(similarities, titles) -> list:
+    """One or more (H, W, H, W) arrays of one shape, a title each."""
+    if isinstance(similarities, str) or not isinstance(similarities, Sequence):
+        raise TypeError(
+            f"similarities must be a sequence of (H, W, H, W) arrays, got {describe(similarities)}"
+        )
+    maps = [check_array(f"similarities[{i}]", s, ndim=4) for i, s in enumerate(similarities)]
+    if not maps or len(titles) != len(maps) or len({m.shape for m in maps}) != 1:
+        raise ValueError(
+            "similarities must be one or more arrays of one shape with one title each, got "
+            f"shapes {[m.shape for m in maps]} and {len(titles)} titles"
+        )
+    return maps
+
+
+def show_clocks(table, pairs) -> tuple:
+    """A table (L, D >= 2) and 1 to 9 of its clock pairs (all pairs' first nine: clock_pairs)."""
+    table = check_array("table", table)
+    if table.ndim != 2 or table.shape[1] < 2:
+        raise ValueError(f"table must have shape (L, D) with D >= 2, got shape {table.shape}")
+    from .position import clock_pairs
+
+    pairs = clock_pairs(table.shape[1]) if pairs is None else list(pairs)
+    num_pairs = table.shape[1] // 2
+    if not 0 < len(pairs) <= 9 or not all(0 <= p < num_pairs for p in pairs):
+        raise ValueError(f"pairs must hold 1 to 9 indices in [0, {num_pairs}), got {pairs}")
+    return table, pairs
+
+
+def show_attention_heads(weights, ncols, labels) -> tuple:
+    """Weights (h, N, N), a column count, one label per token (1 .. N when None)."""
+    weights = check_array("weights", weights, drawable=True)
+    if weights.ndim != 3 or weights.shape[1] != weights.shape[2]:
+        raise ValueError(f"weights must have shape (h, N, N), got shape {weights.shape}")
+    heads, n, _ = weights.shape
+    ncols = check_int("ncols", ncols)
+    labels = list(range(1, n + 1)) if labels is None else list(labels)
+    if len(labels) != n:
+        raise ValueError(f"labels has {len(labels)} entries for {n} tokens")
+    return weights, ncols, labels
+
+
+# --- plotting/core.py -------------------------------------------------------------------------
+
+
+def show_matrix(matrix, fmt, vmin, vmax, xticklabels, yticklabels) -> tuple:
+    """A drawable matrix (R, C), a format string, colour limits (the matrix's range when None),
+    and R y-tick and C x-tick labels when given."""
+    matrix = check_array("matrix", matrix, ndim=2, drawable=True)
+    if not isinstance(fmt, str):
+        raise TypeError(f"fmt must be a format string such as '{{:.2f}}', got {fmt!r}")
+    vmin = float(np.nanmin(matrix)) if vmin is None else check_number("vmin", vmin)
+    vmax = float(np.nanmax(matrix)) if vmax is None else check_number("vmax", vmax)
+    for name, labels, count in (
+        ("xticklabels", xticklabels, matrix.shape[1]),
+        ("yticklabels", yticklabels, matrix.shape[0]),
+    ):
+        if labels is not None and len(labels) != count:
+            raise ValueError(f"{name} has {len(labels)} labels for {count} cells")
+    return matrix, vmin, vmax
+
+
+def annotate_cells(values: object, labels: object) -> np.ndarray:
+    """Values (R, C), and one label per cell when given."""
+    values = check_array("values", values)
+    if values.ndim != 2:
+        raise ValueError(f"values must have shape (R, C), got shape {values.shape}")
+    if labels is not None and len(labels) != values.size:
+        raise ValueError(f"labels has {len(labels)} entries for {values.size} cells")
+    return values

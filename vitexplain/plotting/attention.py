@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import _args
-from .._checks import check_array, check_int
+from .._checks import check_array
 from ..patches import scramble_patches
 from .core import (
     ATTENTION_CMAP,
@@ -184,14 +184,8 @@ def show_attention_heads(
         The figure: h heat-map axes, then the colour bar's axes.
     """
 
-    weights = check_array("weights", weights, drawable=True)
-    if weights.ndim != 3 or weights.shape[1] != weights.shape[2]:
-        raise ValueError(f"weights must have shape (h, N, N), got shape {weights.shape}")
-    heads, n, _ = weights.shape
-    ncols = check_int("ncols", ncols)
-    labels = list(range(1, n + 1)) if labels is None else list(labels)
-    if len(labels) != n:
-        raise ValueError(f"labels has {len(labels)} entries for {n} tokens")
+    weights, ncols, labels = _args.show_attention_heads(weights, ncols, labels)  # (h, N, N)
+    heads = len(weights)
     from matplotlib.colors import PowerNorm
 
     norm = PowerNorm(0.5, vmin=float(weights.min()), vmax=float(weights.max()))

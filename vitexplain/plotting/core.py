@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import _args
 from .._checks import check_array, check_number
 
 if TYPE_CHECKING:
@@ -153,21 +154,11 @@ def show_matrix(
     Returns:
         The figure.
     """
-    matrix = check_array("matrix", matrix, ndim=2, drawable=True)
-    if not isinstance(fmt, str):
-        raise TypeError(f"fmt must be a format string such as '{{:.2f}}', got {fmt!r}")
-    vmin = float(np.nanmin(matrix)) if vmin is None else check_number("vmin", vmin)
-    vmax = float(np.nanmax(matrix)) if vmax is None else check_number("vmax", vmax)
+    matrix, vmin, vmax = _args.show_matrix(matrix, fmt, vmin, vmax, xticklabels, yticklabels)
     fig, ax = new_axes(ax, figsize)
     im = ax.imshow(matrix, cmap=cmap, vmin=vmin, vmax=vmax, aspect=aspect, interpolation="nearest")
     if annotate:
         annotate_cells(ax, matrix, fmt=fmt, cmap=cmap, vmin=vmin, vmax=vmax, fontsize=9)
-    for name, labels, count in (
-        ("xticklabels", xticklabels, matrix.shape[1]),
-        ("yticklabels", yticklabels, matrix.shape[0]),
-    ):
-        if labels is not None and len(labels) != count:
-            raise ValueError(f"{name} has {len(labels)} labels for {count} cells")
     if xticklabels is not None:
         ax.set_xticks(range(matrix.shape[1]), xticklabels)
     if yticklabels is not None:
@@ -276,11 +267,7 @@ def annotate_cells(
         cmap, vmin, vmax: the heat map's colour map and limits (the data's range when None).
         fontsize: text size.
     """
-    values = check_array("values", values)
-    if values.ndim != 2:
-        raise ValueError(f"values must have shape (R, C), got shape {values.shape}")
-    if labels is not None and len(labels) != values.size:
-        raise ValueError(f"labels has {len(labels)} entries for {values.size} cells")
+    values = _args.annotate_cells(values, labels)
     vmin = float(values.min()) if vmin is None else vmin
     vmax = float(values.max()) if vmax is None else vmax
     for n, ((r, c), value) in enumerate(np.ndenumerate(values)):

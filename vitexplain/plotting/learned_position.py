@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from .._checks import check_array, check_int, describe
+from .. import _args
 from .core import SIMILARITY_CMAP, new_figure
 
 if TYPE_CHECKING:
@@ -28,10 +28,7 @@ def position_similarity_mosaic(similarity: np.ndarray | torch.Tensor, gap: int =
         float64 array of shape (H * (H + gap) - gap, W * (W + gap) - gap): tile (r, c) is the
         map of patch (r, c), at rows r * (H + gap) ... and columns c * (W + gap) ....
     """
-    sim = check_array("similarity", similarity).astype(np.float64)
-    if sim.ndim != 4 or sim.shape[2:] != sim.shape[:2]:
-        raise ValueError(f"similarity must have shape (H, W, H, W), got {sim.shape}")
-    gap = check_int("gap", gap, minimum=0)
+    sim, gap = _args.position_similarity_mosaic(similarity, gap)
     rows, cols = sim.shape[:2]
     mosaic = np.full((rows * (rows + gap) - gap, cols * (cols + gap) - gap), np.nan)
     for r in range(rows):
@@ -61,16 +58,7 @@ def show_position_similarity(
     Returns:
         The figure: one panel per entry, a diverging map with limits -1..1 and one colour bar.
     """
-    if isinstance(similarities, str) or not isinstance(similarities, Sequence):
-        raise TypeError(
-            f"similarities must be a sequence of (H, W, H, W) arrays, got {describe(similarities)}"
-        )
-    maps = [check_array(f"similarities[{i}]", s, ndim=4) for i, s in enumerate(similarities)]
-    if not maps or len(titles) != len(maps) or len({m.shape for m in maps}) != 1:
-        raise ValueError(
-            "similarities must be one or more arrays of one shape with one title each, got "
-            f"shapes {[m.shape for m in maps]} and {len(titles)} titles"
-        )
+    maps = _args.show_position_similarity(similarities, titles)
     mosaics = [position_similarity_mosaic(m) for m in maps]
     rows, cols = maps[0].shape[:2]
     fig = new_figure(figsize or (3.9 * len(maps) + 0.9, 2.1))

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import _args
 from .._checks import check_array, check_int
 from ..unfold import count_tokens, overlap_count, soft_split_boxes
 from .core import new_figure, show_image
@@ -79,15 +80,7 @@ def show_fold_reconstruction(
     Returns:
         The figure: three panels, each with a colour bar.
     """
-    summed, counts, recovered = (
-        check_array(name, a, ndim=2)
-        for name, a in (("summed", summed), ("counts", counts), ("recovered", recovered))
-    )
-    if not summed.ndim == 2 or not summed.shape == counts.shape == recovered.shape:
-        raise ValueError(
-            f"summed, counts and recovered must share one (H, W) shape, got {summed.shape}, "
-            f"{counts.shape} and {recovered.shape}"
-        )
+    summed, counts, recovered = _args.show_fold_reconstruction(summed, counts, recovered)
     fig = new_figure(figsize)
     top, middle, bottom = fig.subplots(3, 1)
     title = "fold of the tokens: overlaps add up"
