@@ -1721,3 +1721,167 @@ def annotate_cells(values: object, labels: object) -> np.ndarray:
     if labels is not None and len(labels) != values.size:
         raise ValueError(f"labels has {len(labels)} entries for {values.size} cells")
     return values
+
+
+# --- plotting/patches.py, plotting/attention.py -----------------------------------------------
+
+
+def show_patch_grid(image, patch_size, labels, highlight) -> tuple:
+    """An image (H, W) cut by ``patch_size``, one label per patch (1 .. N when None), a patch
+    to highlight or None."""
+    image = check_image("image", image)
+    height, width = image.shape
+    patch_size = check_divides("patch_size", check_int("patch_size", patch_size), height, width)
+    count = (height // patch_size) * (width // patch_size)
+    if highlight is not None:
+        highlight = check_index("highlight", highlight, count, "patches")
+    labels = range(1, count + 1) if labels is None else labels
+    if len(labels) != count:
+        raise ValueError(f"labels has {len(labels)} entries for {count} patches")
+    return image, patch_size, labels, highlight
+
+
+def show_patch_and_token(patch, number, highlight_row) -> tuple:
+    """A square patch (P, P), its 1-based number or None, a row in 0 .. P - 1 or None."""
+    patch = check_array("patch", patch)
+    if number is not None:
+        number = check_int("number", number)  # 1-based
+    if highlight_row is not None:
+        highlight_row = check_int("highlight_row", highlight_row, minimum=0)
+    if patch.ndim != 2 or patch.shape[0] != patch.shape[1]:
+        raise ValueError(f"patch must be a square array of shape (P, P), got shape {patch.shape}")
+    size = patch.shape[0]
+    if highlight_row is not None and not 0 <= highlight_row < size:
+        raise ValueError(f"highlight_row must be in 0..{size - 1}, got {highlight_row}")
+    return patch, number, highlight_row
+
+
+def show_tokenization(image, patch_size, max_labels) -> tuple:
+    """An image (H, W), a patch size (patchify checks it divides), a label count >= 0."""
+    image = check_array("image", image)
+    if image.ndim != 2:
+        raise ValueError(f"image must have shape (H, W), got shape {image.shape}")
+    patch_size = check_int("patch_size", patch_size)
+    return image, patch_size, check_int("max_labels", max_labels, minimum=0)
+
+
+def show_scrambled_patches(image: object, titles: object) -> np.ndarray:
+    """An image (H, W) and two titles (the patch size and order are scramble_patches')."""
+    image = check_array("image", image, ndim=2)
+    if isinstance(titles, str) or len(titles) != 2:
+        raise ValueError(f"titles must be two titles (original, scrambled), got {titles!r}")
+    return image
+
+
+# --- plotting/interpret.py --------------------------------------------------------------------
+
+
+def pictures(name: str, images: object, count: int | None = None, counted: str = "") -> np.ndarray:
+    """Pictures (n, H, W) from (n, H, W) or (n, 1, H, W), ``count`` of them (one per entry of
+    the argument named ``counted``) when given."""
+    images = check_array(name, images, ndim=(3, 4))
+    if images.ndim == 4:
+        if images.shape[1] != 1:
+            raise ValueError(
+                f"{name} must be grey pictures (n, H, W) or (n, 1, H, W), got shape {images.shape}"
+            )
+        images = images[:, 0]
+    if count is not None and len(images) != count:
+        raise ValueError(
+            f"{name} holds {len(images)} pictures, but {counted} has {count} entries: one each"
+        )
+    return images  # (n, H, W)
+
+
+def picture_labels(name: str, values: object, count: int) -> list:
+    """``count`` labels (ints or strs) from a sequence, array or tensor."""
+    if isinstance(values, str) or not hasattr(values, "__len__"):
+        raise TypeError(f"{name} must be a sequence of {count} labels, got {describe(values)}")
+    values = list(values) if isinstance(values, list | tuple) else list(check_array(name, values))
+    if len(values) != count:
+        raise ValueError(f"{name} has {len(values)} entries for {count} pictures")
+    return values
+
+
+def show_digits(images, labels, predictions, ncols) -> tuple:
+    """Pictures (n, H, W), n labels, n predictions or None, a column count."""
+    images = pictures("images", images)  # (n, H, W)
+    labels = picture_labels("labels", labels, len(images))
+    if predictions is not None:
+        predictions = picture_labels("predictions", predictions, len(images))
+    return images, labels, predictions, check_int("ncols", ncols)
+
+
+def show_looks_and_uses(images, rollout, occlusion, titles) -> tuple:
+    """k titles, k pictures (k, H, W), and rollout and occlusion maps of one shape (k, R, C)."""
+    if isinstance(titles, str) or not isinstance(titles, Sequence) or not titles:
+        raise TypeError(f"titles must be a non-empty sequence of str, got {describe(titles)}")
+    titles = [check_str(f"titles[{i}]", t) for i, t in enumerate(titles)]
+    k = len(titles)
+    images = pictures("images", images, k, "titles")
+    rollout = check_array("rollout", rollout, ndim=3)
+    occlusion = check_array("occlusion", occlusion, ndim=3)
+    for name, maps_ in (("rollout", rollout), ("occlusion", occlusion)):
+        if len(maps_) != k:
+            raise ValueError(f"{name} holds {len(maps_)} maps for {k} titles: one each")
+    if rollout.shape != occlusion.shape:
+        raise ValueError(
+            f"rollout and occlusion must have one shape (k, rows, cols), got {rollout.shape} "
+            f"and {occlusion.shape}"
+        )
+    return images, rollout, occlusion, titles
+
+
+def show_logit_lens(probabilities: object, label: object) -> tuple[np.ndarray, int]:
+    """One picture's probabilities (depth, K) and a class of K."""
+    probs = check_array("probabilities", probabilities)
+    if probs.ndim != 2:
+        hint = ": pass one picture's, probabilities[i]" if probs.ndim == 3 else ""
+        raise ValueError(
+            f"probabilities must have shape (depth, K), one picture's, got {probs.shape}{hint}"
+        )
+    return probs, check_index("label", label, probs.shape[1], "classes")
+
+
+# --- plotting/core.py, patches.py, t2t.py, t2t_animation.py (continued) -----------------------
+
+
+def show_image(image: object, vmin: object, vmax: object) -> tuple[np.ndarray, float, float]:
+    """A drawable image (H, W) and two colour limits."""
+    image = check_array("image", image, ndim=2, drawable=True)
+    return image, check_number("vmin", vmin), check_number("vmax", vmax)
+
+
+def show_token_matrix(tokens: object) -> np.ndarray:
+    """Drawable tokens (N, L)."""
+    tokens = check_array("tokens", tokens, drawable=True)
+    if tokens.ndim != 2:
+        raise ValueError(f"tokens must have shape (N, L), got shape {tokens.shape}")
+    return tokens
+
+
+def show_padded_token(patch: object, from_picture: object, number: object) -> tuple:
+    """A patch (k, k), which of its values come from the picture (k * k of them), a number."""
+    patch = check_array("patch", patch, ndim=2)
+    from_picture = check_array("from_picture", from_picture, ndim=(1, 2))
+    if from_picture.size != patch.size:
+        raise ValueError(
+            f"from_picture must have the patch's {patch.shape} shape (or {patch.size} values), "
+            f"got {from_picture.shape}"
+        )
+    return patch, from_picture, check_int("number", number)
+
+
+def softsplit_frames(image: object, k: object, s: object, p: object, limit: int) -> np.ndarray:
+    """A picture (H, W) whose soft split (count_tokens checks k, s, p) has at most ``limit``
+    patches, one frame each."""
+    from .unfold import count_tokens
+
+    image = check_array("image", image, ndim=2)
+    count = count_tokens(*image.shape, k, s, p)[2]
+    if count > limit:
+        raise ValueError(
+            f"k={k}, s={s}, p={p} cut {count} patches: an animation of {count} frames would take "
+            f"minutes; at most {limit} (use a larger stride)"
+        )
+    return image

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import _args
-from .._checks import check_array
 from ..patches import scramble_patches
 from .core import (
     ATTENTION_CMAP,
@@ -142,9 +141,7 @@ def show_scrambled_patches(
         The figure, with two axes.
     """
 
-    image = check_array("image", image, ndim=2)
-    if isinstance(titles, str) or len(titles) != 2:
-        raise ValueError(f"titles must be two titles (original, scrambled), got {titles!r}")
+    image = _args.show_scrambled_patches(image, titles)
     scrambled = scramble_patches(image, patch_size, order)  # (H, W); validates order
     fig, (left, right) = axes_grid(2, 2, figsize)
     show_patch_grid(image, patch_size, ax=left, title=titles[0])

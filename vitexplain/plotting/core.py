@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import _args
-from .._checks import check_array, check_number
+from .._checks import check_array
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -106,8 +106,7 @@ def show_image(
     Returns:
         The figure.
     """
-    image = check_array("image", image, ndim=2, drawable=True)
-    vmin, vmax = check_number("vmin", vmin), check_number("vmax", vmax)
+    image, vmin, vmax = _args.show_image(image, vmin, vmax)
     fig, ax = new_axes(ax, figsize)
     im = ax.imshow(image, cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest")
     ax.set_xlabel("column (pixels)")

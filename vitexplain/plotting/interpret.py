@@ -9,13 +9,6 @@ import numpy as np
 import torch
 
 from .. import _args
-from .._checks import (
-    check_array,
-    check_index,
-    check_int,
-    check_str,
-    describe,
-)
 from .core import (
     ATTENTION_CMAP,
     EMBEDDING_CMAP,
@@ -40,37 +33,6 @@ __all__ = [
 ]
 
 
-def _pictures(name: str, images: object, count: int | None = None, counted: str = "") -> np.ndarray:
-    """Pictures (n, H, W) from (n, H, W) or (n, 1, H, W), ``count`` of them (one per entry of
-    the argument named ``counted``) when given."""
-    images = check_array(name, images, ndim=(3, 4))
-    if images.ndim == 4:
-        if images.shape[1] != 1:
-            raise ValueError(
-                f"{name} must be grey pictures (n, H, W) or (n, 1, H, W), got shape {images.shape}"
-            )
-        images = images[:, 0]
-    if count is not None and len(images) != count:
-        raise ValueError(
-            f"{name} holds {len(images)} pictures, but {counted} has {count} entries: one each"
-        )
-    return images  # (n, H, W)
-
-
-def _labels(name: str, values: object, count: int) -> list:
-    """``count`` labels (ints or strs) from a sequence, array or tensor."""
-    if isinstance(values, str) or not hasattr(values, "__len__"):
-        raise TypeError(f"{name} must be a sequence of {count} labels, got {describe(values)}")
-    values = (
-        list(check_array("values", values))
-        if not isinstance(values, list | tuple)
-        else list(values)
-    )
-    if len(values) != count:
-        raise ValueError(f"{name} has {len(values)} entries for {count} pictures")
-    return values
-
-
 def _bare(ax) -> None:
     ax.set_xticks([])
     ax.set_yticks([])
@@ -90,11 +52,7 @@ def show_digits(
     Returns:
         The figure: one small axes per picture, titled "label" or "label -> prediction".
     """
-    images = _pictures("images", images)  # (n, H, W)
-    labels = _labels("labels", labels, len(images))
-    if predictions is not None:
-        predictions = _labels("predictions", predictions, len(images))
-    ncols = check_int("ncols", ncols)
+    images, labels, predictions, ncols = _args.show_digits(images, labels, predictions, ncols)
     fig, axes = axes_grid(
         len(images), ncols, (1.0 * min(ncols, len(images)), 1.2 * -(-len(images) // ncols))
     )
@@ -158,21 +116,10 @@ def show_looks_and_uses(images, rollout, occlusion, titles: Sequence[str]) -> Fi
         The figure: three rows (picture, rollout, occlusion) of k panels; rollout in the
         attention colours, occlusion diverging around 0 (red: the answer needs the patch).
     """
-    if isinstance(titles, str) or not isinstance(titles, Sequence) or not titles:
-        raise TypeError(f"titles must be a non-empty sequence of str, got {describe(titles)}")
-    titles = [check_str(f"titles[{i}]", t) for i, t in enumerate(titles)]
+    images, rollout, occlusion, titles = _args.show_looks_and_uses(
+        images, rollout, occlusion, titles
+    )
     k = len(titles)
-    images = _pictures("images", images, k, "titles")
-    rollout = check_array("rollout", rollout, ndim=3)
-    occlusion = check_array("occlusion", occlusion, ndim=3)
-    for name, maps in (("rollout", rollout), ("occlusion", occlusion)):
-        if len(maps) != k:
-            raise ValueError(f"{name} holds {len(maps)} maps for {k} titles: one each")
-    if rollout.shape != occlusion.shape:
-        raise ValueError(
-            f"rollout and occlusion must have one shape (k, rows, cols), got {rollout.shape} "
-            f"and {occlusion.shape}"
-        )
     fig, axes = axes_grid(3 * k, k, (1.5 * k + 1.2, 4.8))
     span = float(np.abs(occlusion).max()) or 1.0
     for i in range(k):
@@ -200,16 +147,11 @@ def show_logit_lens(probabilities, label: int) -> Figure:
     Returns:
         The figure: a depth x K heat map of probabilities, the true class's column outlined.
     """
+    probs, label = _args.show_logit_lens(probabilities, label)
+    depth, classes = probs.shape
+
     from matplotlib.patches import Rectangle
 
-    probs = check_array("probabilities", probabilities)
-    if probs.ndim != 2:
-        hint = ": pass one picture's, probabilities[i]" if probs.ndim == 3 else ""
-        raise ValueError(
-            f"probabilities must have shape (depth, K), one picture's, got {probs.shape}{hint}"
-        )
-    depth, classes = probs.shape
-    label = check_index("label", label, classes, "classes")
     fig = new_figure((5.5, 0.5 * depth + 1.2))
     ax = fig.add_subplot()
     im = ax.imshow(probs, cmap=PICTURE_CMAP, vmin=0, vmax=1, aspect="auto")

@@ -209,18 +209,11 @@ def show_padded_token(
         The figure of :func:`vitexplain.show_patch_and_token`, with the padding hatched and
         row labels on the token large enough to read.
     """
+    patch, from_picture, number = _args.show_padded_token(patch, from_picture, number)
     from matplotlib.patches import Patch, PathPatch
 
     from .patches import show_patch_and_token
 
-    patch = check_array("patch", patch, ndim=2)
-    from_picture = check_array("from_picture", from_picture, ndim=(1, 2))
-    if from_picture.size != patch.size:
-        raise ValueError(
-            f"from_picture must have the patch's {patch.shape} shape (or {patch.size} values), "
-            f"got {from_picture.shape}"
-        )
-    number = check_int("number", number)
     padding = ~from_picture.astype(bool).reshape(patch.shape)  # (k, k)
     fig = show_patch_and_token(patch, number=number, figsize=figsize)
     ax_patch, ax_strip = fig.axes[:2]
