@@ -10,6 +10,7 @@ entry point's arguments and returns them checked (sizes as ints, pairs as tuples
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -1885,3 +1886,67 @@ def softsplit_frames(image: object, k: object, s: object, p: object, limit: int)
             f"minutes; at most {limit} (use a larger stride)"
         )
     return image
+
+
+# --- plotting/files.py, explore.py ------------------------------------------------------------
+
+#: A caption is one numbered sentence: "Figure 3.9 — ...".
+CAPTION_PATTERN = re.compile(r"Figure \d+\.\d+ — \S.*")
+#: Alt text says what the figure shows: at least this many words.
+MIN_ALT_WORDS = 4
+
+
+def figure(fig: object) -> object:
+    """A ``matplotlib.figure.Figure`` (matplotlib is imported here, on first use)."""
+    from matplotlib.figure import Figure
+
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    return fig
+
+
+def alt_text(alt: object) -> str:
+    """Alt text: a str of at least four words saying what the figure shows."""
+    if not isinstance(alt, str):
+        raise TypeError(f"alt must be a str (a sentence saying what the figure shows), got {alt!r}")
+    if len(alt.split()) < MIN_ALT_WORDS:
+        raise ValueError(
+            f"alt must say what the figure shows in at least {MIN_ALT_WORDS} words, got {alt!r}"
+        )
+    return alt
+
+
+def caption_text(caption: object, example: str) -> str | None:
+    """None, or one numbered sentence such as ``example``."""
+    if caption is not None and (
+        not isinstance(caption, str) or not CAPTION_PATTERN.fullmatch(caption)
+    ):
+        raise ValueError(
+            "caption must read 'Figure <notebook>.<k> — <one sentence>.', such as "
+            f"'{example}', got {caption!r}"
+        )
+    return caption
+
+
+def display(name: object, alt: object, caption: object) -> None:
+    """A bare file name or None, alt text (:func:`alt_text`), a numbered caption or None."""
+    if name is not None and (
+        not isinstance(name, str) or not name or Path(name).name != name or "." in name
+    ):
+        raise ValueError(
+            f"name must be a bare file name without folder or suffix, such as '01_token12' "
+            f"(or None: never saved), got {name!r}"
+        )
+    alt_text(alt)
+    caption_text(caption, "Figure 1.2 — Token 12 as a strip of 400 numbers.")
+
+
+def interact_figure(draw: object, controls: dict, alt: object, caption: object) -> None:
+    """A drawing function, at least one control, alt text (or a function making it), a caption."""
+    if not callable(draw):
+        raise TypeError(f"draw must be a function returning a Figure, got {type(draw).__name__}")
+    if not controls:
+        raise ValueError("interact_figure needs at least one control, e.g. patch_size=Choice(...)")
+    if alt is not None and not callable(alt):
+        alt_text(alt)
+    caption_text(caption, "Figure 1.9 — The patch grid and the tokens for one patch size.")

@@ -32,9 +32,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from . import _args
 from ._checks import check_array, check_int
 from .plotting import figure_html, figure_to_png
-from .plotting.files import _CAPTION_PATTERN, _check_display_args
 from .position import clock_pairs, clock_periods
 from .unfold import count_tokens, overlap_count
 
@@ -222,7 +222,7 @@ def _state_texts(
     """The alt text and the caption of the figure drawn for ``values`` (``shown`` names them)."""
     if callable(alt):
         text = alt(**values)
-        _check_display_args(None, text, None)
+        _args.alt_text(text)
     elif alt is not None:
         text = f"{alt.rstrip('.')}; shown for {shown}."
     else:
@@ -259,19 +259,7 @@ def interact_figure(
         (``box.children[-1]``); display it, or leave it as the cell's value. None when ipywidgets
         is not installed (one line says how to install it).
     """
-    if not callable(draw):
-        raise TypeError(f"draw must be a function returning a Figure, got {type(draw).__name__}")
-    if not controls:
-        raise ValueError("interact_figure needs at least one control, e.g. patch_size=Choice(...)")
-    if alt is not None and not callable(alt):
-        _check_display_args(None, alt, None)
-    if caption is not None and (
-        not isinstance(caption, str) or not _CAPTION_PATTERN.fullmatch(caption)
-    ):
-        raise ValueError(
-            "caption must read 'Figure <notebook>.<k> — <one sentence>.', such as "
-            f"'Figure 1.9 — The patch grid and the tokens for one patch size.', got {caption!r}"
-        )
+    _args.interact_figure(draw, controls, alt, caption)
     widgets = _ipywidgets()
     if widgets is None:
         for name, control in controls.items():

@@ -12,13 +12,13 @@ from __future__ import annotations
 import base64
 import html
 import os
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import _args
 from .._checks import check_elements, check_number
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ def figure_to_array(fig: Figure) -> np.ndarray:
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    _check_figure(fig)
+    _args.figure(fig)
     canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
     canvas.draw()
     return np.asarray(canvas.buffer_rgba())[..., :3].copy()
@@ -57,45 +57,10 @@ def figure_to_array(fig: Figure) -> np.ndarray:
 FIGURES_DIR_VARIABLE = "VITEXPLAIN_FIGURES_DIR"
 """The environment variable naming the folder :func:`display_figure` also saves into."""
 
-_MIN_ALT_WORDS = 4
-
 
 def _figures_dir() -> Path | None:
     folder = os.environ.get(FIGURES_DIR_VARIABLE)
     return Path(folder) if folder else None
-
-
-def _check_figure(fig: object) -> None:
-    from matplotlib.figure import Figure
-
-    if not isinstance(fig, Figure):
-        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
-
-
-def _check_display_args(name: object, alt: object, caption: object) -> None:
-    if name is not None and (
-        not isinstance(name, str) or not name or Path(name).name != name or "." in name
-    ):
-        raise ValueError(
-            f"name must be a bare file name without folder or suffix, such as '01_token12' "
-            f"(or None: never saved), got {name!r}"
-        )
-    if not isinstance(alt, str):
-        raise TypeError(f"alt must be a str (a sentence saying what the figure shows), got {alt!r}")
-    if len(alt.split()) < _MIN_ALT_WORDS:
-        raise ValueError(
-            f"alt must say what the figure shows in at least {_MIN_ALT_WORDS} words, got {alt!r}"
-        )
-    if caption is not None and (
-        not isinstance(caption, str) or not _CAPTION_PATTERN.fullmatch(caption)
-    ):
-        raise ValueError(
-            "caption must read 'Figure <notebook>.<k> — <one sentence>.', such as "
-            f"'Figure 1.2 — Token 12 as a strip of 400 numbers.', got {caption!r}"
-        )
-
-
-_CAPTION_PATTERN = re.compile(r"Figure \d+\.\d+ — \S.*")
 
 
 def figure_html(data: bytes, image_format: str, alt: str, caption: str | None) -> str:
@@ -158,7 +123,7 @@ def display_figure(
         caption: one numbered sentence shown under the figure, ``"Figure 1.2 — ..."``.
         dpi: resolution of the PNG.
     """
-    _check_display_args(name, alt, caption)
+    _args.display(name, alt, caption)
     _save_and_show(figure_to_png(fig, dpi=dpi), name, "png", alt, caption)
 
 
@@ -183,7 +148,7 @@ def display_gif(
         caption: one numbered sentence shown under the animation, ``"Figure 5.1 — ..."``.
         fps: frames per second.
     """
-    _check_display_args(name, alt, caption)
+    _args.display(name, alt, caption)
     _save_and_show(gif_bytes(frames, fps=fps), name, "gif", alt, caption)
 
 
@@ -314,7 +279,7 @@ def figure_to_png(fig: Figure, dpi: int = 100) -> bytes:
 
     from PIL import Image
 
-    _check_figure(fig)
+    _args.figure(fig)
     dpi = check_number("dpi", dpi, minimum=1)
     width, height = fig.get_size_inches()
     check_elements(
