@@ -1950,3 +1950,49 @@ def interact_figure(draw: object, controls: dict, alt: object, caption: object) 
     if alt is not None and not callable(alt):
         alt_text(alt)
     caption_text(caption, "Figure 1.9 — The patch grid and the tokens for one patch size.")
+
+
+def as_uint8(frame: np.ndarray, index: int) -> np.ndarray:
+    """A frame as uint8: floats in [0, 1] are scaled by 255, integers must lie in 0..255."""
+    frame = np.asarray(frame)
+    if frame.dtype == np.uint8:
+        return frame
+    if np.issubdtype(frame.dtype, np.floating):
+        if frame.min() < 0 or frame.max() > 1:
+            raise ValueError(f"frames[{index}] holds floats outside [0, 1]: scale it to 0..1 first")
+        return np.round(frame * 255).astype(np.uint8)
+    if np.issubdtype(frame.dtype, np.integer) and frame.min() >= 0 and frame.max() <= 255:
+        return frame.astype(np.uint8)
+    raise ValueError(f"frames[{index}] must be uint8 (or floats in [0, 1]), got {frame.dtype}")
+
+
+def gif_bytes(frames: object, fps: object) -> tuple[list[np.ndarray], float]:
+    """One or more frames (H, W, 3) of one shape, as uint8 (an iterable, a generator too), and
+    0 < fps <= 100."""
+    if isinstance(frames, str | bytes) or not hasattr(frames, "__iter__"):
+        raise TypeError(
+            f"frames must be a sequence of (H, W, 3) arrays, got {type(frames).__name__}"
+        )
+    frames = list(frames)  # a generator of frames too
+    if len(frames) == 0:
+        raise ValueError("frames is empty: a GIF needs at least one frame")
+    shapes = {np.shape(f) for f in frames}
+    if len(shapes) != 1 or len(next(iter(shapes))) != 3 or next(iter(shapes))[2] != 3:
+        raise ValueError(f"frames must all have one shape (H, W, 3), got shapes {sorted(shapes)}")
+    # a GIF counts a frame's time in hundredths of a second: 100 fps is the fastest it can say
+    fps = check_number("fps", fps, minimum=0, inclusive=False, maximum=100)
+    frames = [as_uint8(f, i) for i, f in enumerate(frames)]
+    return frames, fps
+
+
+def figure_to_png(fig: object, dpi: object) -> float:
+    """A figure and a dpi of at least 1 at which its pixels fit in memory."""
+    figure(fig)
+    dpi = check_number("dpi", dpi, minimum=1)
+    width, height = fig.get_size_inches()
+    check_elements(
+        f"a PNG of a {width:g} x {height:g} inch figure at dpi={dpi:g}",
+        int(width * dpi) * int(height * dpi) * 4,
+        bytes_per=1,
+    )
+    return dpi

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import _args
-from .._checks import check_elements, check_number
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -179,20 +178,6 @@ def save_figure(fig: Figure, path: str | Path, dpi: int = 100) -> Path:
     return path
 
 
-def _as_uint8(frame: np.ndarray, index: int) -> np.ndarray:
-    """A frame as uint8: floats in [0, 1] are scaled by 255, integers must lie in 0..255."""
-    frame = np.asarray(frame)
-    if frame.dtype == np.uint8:
-        return frame
-    if np.issubdtype(frame.dtype, np.floating):
-        if frame.min() < 0 or frame.max() > 1:
-            raise ValueError(f"frames[{index}] holds floats outside [0, 1]: scale it to 0..1 first")
-        return np.round(frame * 255).astype(np.uint8)
-    if np.issubdtype(frame.dtype, np.integer) and frame.min() >= 0 and frame.max() <= 255:
-        return frame.astype(np.uint8)
-    raise ValueError(f"frames[{index}] must be uint8 (or floats in [0, 1]), got {frame.dtype}")
-
-
 def gif_bytes(frames: Sequence[np.ndarray], fps: float = 10.0) -> bytes:
     """Encode frames as a looping GIF with one shared palette, in memory.
 
@@ -213,19 +198,7 @@ def gif_bytes(frames: Sequence[np.ndarray], fps: float = 10.0) -> bytes:
 
     from PIL import Image
 
-    if isinstance(frames, str | bytes) or not hasattr(frames, "__iter__"):
-        raise TypeError(
-            f"frames must be a sequence of (H, W, 3) arrays, got {type(frames).__name__}"
-        )
-    frames = list(frames)  # a generator of frames too
-    if len(frames) == 0:
-        raise ValueError("frames is empty: a GIF needs at least one frame")
-    shapes = {np.shape(f) for f in frames}
-    if len(shapes) != 1 or len(next(iter(shapes))) != 3 or next(iter(shapes))[2] != 3:
-        raise ValueError(f"frames must all have one shape (H, W, 3), got shapes {sorted(shapes)}")
-    # a GIF counts a frame's time in hundredths of a second: 100 fps is the fastest it can say
-    fps = check_number("fps", fps, minimum=0, inclusive=False, maximum=100)
-    frames = [_as_uint8(f, i) for i, f in enumerate(frames)]
+    frames, fps = _args.gif_bytes(frames, fps)  # uint8 (H, W, 3) each
     sample = np.linspace(0, len(frames) - 1, min(len(frames), 8)).round().astype(int)
     stacked = np.concatenate([np.asarray(frames[i], dtype=np.uint8)[::2, ::2] for i in sample])
     palette = Image.fromarray(stacked).quantize(colors=256, dither=Image.Dither.NONE)
@@ -279,14 +252,7 @@ def figure_to_png(fig: Figure, dpi: int = 100) -> bytes:
 
     from PIL import Image
 
-    _args.figure(fig)
-    dpi = check_number("dpi", dpi, minimum=1)
-    width, height = fig.get_size_inches()
-    check_elements(
-        f"a PNG of a {width:g} x {height:g} inch figure at dpi={dpi:g}",
-        int(width * dpi) * int(height * dpi) * 4,
-        bytes_per=1,
-    )
+    dpi = _args.figure_to_png(fig, dpi)
     buffer = BytesIO()
     try:
         fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
