@@ -1996,3 +1996,10 @@ def figure_to_png(fig: object, dpi: object) -> float:
         bytes_per=1,
     )
     return dpi
+
+
+def show_softsplit_coverage(image: object, p: object, max_outlines: object) -> tuple:
+    """A picture (H, W), a padding p >= 0 and an outline count >= 0 (count_tokens checks k, s)."""
+    image = check_array("image", image, ndim=2)
+    p = check_int("p", p, minimum=0)
+    return image, p, check_int("max_outlines", max_outlines, minimum=0)

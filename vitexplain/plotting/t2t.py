@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import _args
-from .._checks import check_array, check_int
+from .._checks import check_array
 from ..unfold import count_tokens, overlap_count, soft_split_boxes
 from .core import new_figure, show_image
 
@@ -121,10 +121,9 @@ def show_softsplit_coverage(
     from matplotlib.collections import LineCollection
     from matplotlib.ticker import MaxNLocator
 
-    image = check_array("image", image, ndim=2)
-    padded = padded_picture(image, check_int("p", p, minimum=0))
-    rows, cols, n = count_tokens(*image.shape, k, s, p)  # validates k, s, p
-    max_outlines = check_int("max_outlines", max_outlines, minimum=0)
+    image, p, max_outlines = _args.show_softsplit_coverage(image, p, max_outlines)
+    padded = padded_picture(image, p)
+    rows, cols, n = count_tokens(*image.shape, k, s, p)  # checks k and s
     # "compressed": the two fixed-aspect panels take the figure's width, no empty margin
     fig = new_figure(figsize, layout="compressed")
     top, bottom = fig.subplots(2, 1)
