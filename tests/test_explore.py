@@ -150,6 +150,21 @@ def test_bad_arguments_are_refused_by_name():
         interact_figure(draw, caption="clocks", dim=Number(18, 8, 64, "d"))
 
 
+def test_number_takes_numpy_and_torch_integers_as_ints():
+    import numpy as np
+    import torch
+
+    from vitexplain import Number
+
+    number = Number(np.int64(2), np.int32(1), torch.tensor(5), "d", step=np.uint8(1))
+    assert number == Number(2, 1, 5, "d")  # the same control as one made of Python ints
+    assert all(type(getattr(number, f)) is int for f in ("value", "min", "max", "step"))
+    with pytest.raises(TypeError, match="Number: value must be an int, got True"):
+        Number(True, 1, 5, "d")
+    with pytest.raises(TypeError, match="Number: min must be an int"):
+        Number(2, np.float64(1.0), 5, "d")
+
+
 WITHOUT_IPYWIDGETS = textwrap.dedent(
     """
     import sys

@@ -113,8 +113,10 @@ def test_swap_patches_exchanges_two_patches_like_slicing():
     assert torch.equal(swap_patches(images, 20, 4, 4), images)
     with pytest.raises(ValueError, match=r"b must be below 6 \(there are 6 patches\), got 6"):
         swap_patches(images, 20, 0, 6)
-    with pytest.raises(TypeError, match="images must be a tensor"):
+    with pytest.raises(ValueError, match=r"images must have 4 dimensions, got shape \(2, 40, 60\)"):
         swap_patches(images[0], 20, 0, 1)
+    with pytest.raises(TypeError, match="images must be a torch.Tensor, got list"):
+        swap_patches(images.tolist(), 20, 0, 1)
 
 
 def test_a_huge_data_set_is_refused_with_its_cost():

@@ -276,7 +276,13 @@ def cases(scratch: Path) -> dict[str, tuple[dict, list[tuple[dict, str]]]]:
         ),
         "train_digits_cnn": (
             {"epochs": 1},
-            [bad(recipe="best"), bad(epochs=0), bad(validation="yes"), bad(seed=-1)],
+            [
+                bad(recipe="best"),
+                bad(epochs=0),
+                bad(validation="yes"),
+                bad(seed=-1),
+                bad(recipe=["schedule"]),
+            ],
         ),
         "display_figure": (
             {"fig": fig, "name": None, "alt": "a line from zero to one"},
@@ -737,7 +743,7 @@ def cases(scratch: Path) -> dict[str, tuple[dict, list[tuple[dict, str]]]]:
         ),
         "swap_patches": (
             {"images": images, "patch_size": 4, "a": 0, "b": 3},
-            [bad(a=4), bad(b=-1), bad(patch_size=3), bad(images=images[0])],
+            [bad(a=4), bad(b=-1), bad(patch_size=3), bad(images=images[0]), bad(images=[1])],
         ),
         "T2TModule": (
             {"img_size": 8, "embed_dim": 8, "token_dim": 4},
@@ -795,7 +801,13 @@ def cases(scratch: Path) -> dict[str, tuple[dict, list[tuple[dict, str]]]]:
         ),
         "train_digits_vit": (
             {"epochs": 1},
-            [bad(pos_embed="sin"), bad(epochs=0), bad(log="x")],
+            [
+                bad(pos_embed="sin"),
+                bad(epochs=0),
+                bad(log="x"),
+                bad(recipe=["schedule"]),  # a list: was "unhashable type", now names recipe
+                bad(validation="yes"),
+            ],
         ),
         "train_where_am_i": (
             {"model": where, "images": images, "grid_size": 2, "epochs": 1},
@@ -1181,6 +1193,7 @@ def sensible() -> list[tuple[str, object]]:
         ),
         ("occlusion_map empty batch", lambda: vx.occlusion_map(vit, torch.zeros(0, 1, 4, 6), 2)),
         ("mountain_at_dusk tensor height", lambda: vx.mountain_at_dusk(torch.tensor(60), 100)),
+        ("Number NumPy integers", lambda: vx.Number(np.int64(2), np.int32(1), 4, "k")),
         (
             "gif_bytes a generator of frames",
             lambda: vx.gif_bytes(np.zeros((4, 6, 3), np.uint8) for _ in range(2)),

@@ -1,17 +1,15 @@
 """vitexplain: the code behind a notebook series on how Vision Transformers work.
 
 Every public name is importable from here (``import vitexplain as vx; vx.patchify(...)``) and
-lives in the module of the notebook that introduces it; the imports below say which. The figure
-functions (``vitexplain.plotting``) and the sliders (``vitexplain.explore``) load matplotlib, so
-they are imported on first use (PEP 562), not by ``import vitexplain``; editors and type checkers
-read them from the ``TYPE_CHECKING`` block.
+lives in the module of the notebook that introduces it; the imports below say which, and
+``__all__`` lists them all. ``import vitexplain`` does no work and loads torch, numpy and einops:
+the figure functions (``vitexplain.plotting``) and the sliders (``vitexplain.explore``) import
+matplotlib inside, when the first figure is drawn, and ipywidgets when the first slider is made.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING
-
+from . import exercises
 from .attention import Attention, attention
 from .data import load_mountains, mountain_at_dusk, save_mountains
 from .digits import (
@@ -29,6 +27,14 @@ from .digits import (
     train_digits_vit,
 )
 from .errata import articles_rel_pos_2d
+from .explore import (
+    Choice,
+    Number,
+    clock_explore,
+    interact_figure,
+    softsplit_explore,
+    tokenization_explore,
+)
 from .inspection import (
     attention_by_origin,
     attention_maps,
@@ -68,6 +74,57 @@ from .patches import (
     scramble_patches,
     unpatchify,
 )
+from .plotting import (
+    display_figure,
+    display_gif,
+    figure_to_array,
+    figure_to_png,
+    gif_bytes,
+    save_figure,
+    save_gif,
+    show_attention_by_origin,
+    show_attention_heads,
+    show_attention_locality,
+    show_class_token_attention,
+    show_class_token_maps,
+    show_clock_explorer,
+    show_clocks,
+    show_columns,
+    show_digits,
+    show_embedding,
+    show_embedding_bases,
+    show_fold_reconstruction,
+    show_frequencies,
+    show_grid_offsets,
+    show_grid_similarity,
+    show_image,
+    show_logit_lens,
+    show_logit_matrices,
+    show_looks_and_uses,
+    show_matrices,
+    show_matrix,
+    show_padded_token,
+    show_patch_and_token,
+    show_patch_grid,
+    show_position_similarity,
+    show_probe_comparison,
+    show_relative_distances,
+    show_resized_embedding,
+    show_scramble_examples,
+    show_scrambled_patches,
+    show_similarity,
+    show_skew_steps,
+    show_softsplit_coverage,
+    show_softsplit_explorer,
+    show_softsplit_frame,
+    show_table_bands,
+    show_token_matrix,
+    show_tokenization,
+    show_tokens_plus_embedding,
+    show_training_curves,
+    show_vit_figure7,
+    softsplit_frames,
+)
 from .position import (
     clock_frequencies,
     clock_pairs,
@@ -105,74 +162,7 @@ from .training import evaluate, fit, random_shift, train_classifier
 from .unfold import count_tokens, fold_tokens, overlap_count, soft_split_boxes
 from .vit import Block, Mlp, ViT
 
-if TYPE_CHECKING:  # imported on first use at run time (see __getattr__)
-    from . import exercises
-    from .explore import (
-        Choice,
-        Number,
-        clock_explore,
-        interact_figure,
-        softsplit_explore,
-        tokenization_explore,
-    )
-    from .plotting import (
-        display_figure,
-        display_gif,
-        figure_to_array,
-        figure_to_png,
-        gif_bytes,
-        save_figure,
-        save_gif,
-        show_attention_by_origin,
-        show_attention_heads,
-        show_attention_locality,
-        show_class_token_attention,
-        show_class_token_maps,
-        show_clock_explorer,
-        show_clocks,
-        show_columns,
-        show_digits,
-        show_embedding,
-        show_embedding_bases,
-        show_fold_reconstruction,
-        show_frequencies,
-        show_grid_offsets,
-        show_grid_similarity,
-        show_image,
-        show_logit_lens,
-        show_logit_matrices,
-        show_looks_and_uses,
-        show_matrices,
-        show_matrix,
-        show_padded_token,
-        show_patch_and_token,
-        show_patch_grid,
-        show_position_similarity,
-        show_probe_comparison,
-        show_relative_distances,
-        show_resized_embedding,
-        show_scramble_examples,
-        show_scrambled_patches,
-        show_similarity,
-        show_skew_steps,
-        show_softsplit_coverage,
-        show_softsplit_explorer,
-        show_softsplit_frame,
-        show_table_bands,
-        show_token_matrix,
-        show_tokenization,
-        show_tokens_plus_embedding,
-        show_training_curves,
-        show_vit_figure7,
-        softsplit_frames,
-    )
-
 __version__ = "0.1.0"
-
-# Modules loaded on first use (they import matplotlib or ipywidgets); the public names they hold
-# are those of __all__ that the imports above do not bind.
-_LAZY_SOURCES = ("plotting", "explore")
-_LAZY_MODULES = ("exercises", "explore", "plotting")
 
 # What a reader uses. Building blocks of the figures (axes helpers, colour constants) stay in
 # vitexplain.plotting, module internals in their modules.
@@ -323,19 +313,3 @@ __all__ = [
     "unpatchify",
     "ViT",
 ]
-
-
-def __getattr__(name: str) -> object:
-    if name in _LAZY_MODULES:
-        return importlib.import_module(f".{name}", __name__)
-    if name in __all__:  # a figure or slider function: load its module now
-        for module_name in _LAZY_SOURCES:
-            module = importlib.import_module(f".{module_name}", __name__)
-            if hasattr(module, name):
-                globals()[name] = value = getattr(module, name)  # later look-ups skip this
-                return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__, *_LAZY_MODULES})

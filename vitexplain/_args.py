@@ -9,20 +9,31 @@ entry point's arguments and returns them checked (sizes as ints, pairs as tuples
 
 from __future__ import annotations
 
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
 import numpy as np
 import torch
 from torch import nn
 
 from ._checks import (
+    check_array,
     check_bool,
     check_divides,
+    check_dtype,
     check_elements,
+    check_image,
+    check_image_batch,
     check_index,
     check_input,
     check_int,
+    check_module,
     check_number,
     check_same,
     check_size2,
+    check_str,
     check_tensor,
     describe,
 )
@@ -576,8 +587,6 @@ def fit(model, n, batch_loss, epochs, batch_size, lr, weight_decay, seed, schedu
     import warnings
     from collections.abc import Callable
 
-    from ._checks import check_module
-
     model, n = check_module("model", model), check_int("n", n)
     if not isinstance(batch_loss, Callable):
         raise TypeError(f"batch_loss must be a function of the batch indices, got {batch_loss!r}")
@@ -717,8 +726,6 @@ def check_shape(name: object, tensor: object, shape: object, show: object) -> tu
 
 def model_input(model: object, x: object, name: str = "x") -> tuple[nn.Module, torch.Tensor]:
     """A module, and an input for it: token ids (long), or values of its weights' dtype."""
-    from ._checks import check_dtype, check_module
-
     model, x = check_module("model", model), check_tensor(name, x)
     if x.dtype != torch.long:  # token ids would be fine; images must match the weights
         x = check_dtype(name, x, model)
@@ -733,7 +740,6 @@ def attention_layers(model: nn.Module, layers: list) -> list:
 
 def class_token_model(model: object, images: object, block: object) -> tuple:
     """A ViT or T2TViT (a class token, blocks), images (B, C, H, W) for it, a block index."""
-    from ._checks import check_module
 
     model = check_module("model", model)
     blocks = getattr(model, "blocks", None)
@@ -817,8 +823,6 @@ def show_matrices(matrices, titles, ncols, rows, cols, cells, xlabel, ylabel) ->
         ``(arrays, ncols, panels)``: one dict of :func:`~vitexplain.plotting.attention.
         matrix_panel` keywords per array.
     """
-    from ._checks import check_array
-
     arrays = [check_array(f"matrices[{i}]", m, ndim=2) for i, m in enumerate(matrices)]
     if not arrays:
         raise ValueError("matrices is empty: nothing to draw")
@@ -1016,3 +1020,986 @@ def train_where_am_i(model: object, images: object, grid_size: object) -> tuple:
             f"{rows + cols} outputs, got {model.num_tokens} and {model.head.out_features}"
         )
     return images, rows, cols
+
+
+# --- interpret.py -----------------------------------------------------------------------------
+
+
+def attention_rollout(maps_: object, residual: object) -> tuple[list[torch.Tensor], bool]:
+    """Attention maps (:func:`maps`) and a bool."""
+    return maps(maps_), check_bool("residual", residual)
+
+
+def mean_attention_distance(maps_, grid_size, patch_size, num_prefix_tokens) -> tuple:
+    """Maps of ``num_prefix_tokens`` + rows x cols tokens, a patch size in pixels."""
+    maps_ = maps(maps_)
+    rows, cols = check_size2("grid_size", grid_size)
+    patch_size = check_int("patch_size", patch_size)
+    p = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
+    if maps_[0].shape[-1] != p + rows * cols:
+        raise ValueError(
+            f"maps have {maps_[0].shape[-1]} tokens, expected num_prefix_tokens={p} + grid_size "
+            f"{rows} x {cols} = {p + rows * cols}"
+        )
+    return maps_, (rows, cols), patch_size, p
+
+
+def occlusion_map(model, images, patch_size, value, target_) -> tuple:
+    """A model, images (B, C, H, W) in its dtype cut by ``patch_size``, a fill value (a real
+    number), targets (B,) or None; the B x N occluded copies must fit in memory. Returns
+    ``(images, patch_size, target)``: the model and the value are used as given."""
+    model = check_module("model", model)
+    images = check_dtype("images", check_tensor("images", images, ndim=4), model)
+    check_number("value", value)
+    images, patch_size = patchify(images, patch_size)
+    b, n = images.shape[0], images.shape[-2] // patch_size * (images.shape[-1] // patch_size)
+    target_ = None if target_ is None else target(target_, b)
+    check_elements(
+        f"occluding each of the {n} patches of {b} images: {b} x {n} images of "
+        f"{images.shape[1:].numel():,} values",
+        b * n * images.shape[1:].numel(),
+        images.element_size(),
+    )
+    return images, patch_size, target_
+
+
+def target_classes(target: torch.Tensor, classes: int) -> torch.Tensor:
+    """Targets that are classes of a model with ``classes`` outputs."""
+    if len(target) and int(target.max()) >= classes:
+        raise ValueError(
+            f"target holds class {int(target.max())}, but the model has {classes} classes "
+            f"(0 .. {classes - 1})"
+        )
+    return target
+
+
+def logit_lens(model: object, images: object) -> tuple[nn.Module, torch.Tensor]:
+    """A ViT (``blocks``, ``norm``, ``head``) and images (B, C, H, W) in its dtype."""
+    model = check_module("model", model)
+    if not all(hasattr(model, a) for a in ("blocks", "norm", "head")):
+        raise TypeError(
+            f"model must be a ViT with blocks, norm and head, got {type(model).__name__}"
+        )
+    return model, check_dtype("images", check_tensor("images", images, ndim=4), model)
+
+
+def embedding_components(model: object, k: object) -> tuple[nn.Module, int]:
+    """A ViT whose tokenizer is a PatchEmbed, and k no more than its components."""
+    from .patches import PatchEmbed
+
+    model = check_module("model", model)
+    if not isinstance(getattr(model, "patch_embed", None), PatchEmbed):
+        raise TypeError(
+            f"model must be a vitexplain ViT (with a patch_embed of linear filters), got "
+            f"{type(model).__name__}: its tokenizer has no P x P patch filters"
+        )
+    k = check_int("k", k)
+    components = min(model.patch_embed.proj.weight.shape)
+    if k > components:
+        raise ValueError(f"k={k} is more than the {components} components there are")
+    return model, k
+
+
+def _pair(a: object, b: object, finite: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """Two real tensors (B, ...) or (M,) of one shape."""
+    values = {"finite": True} if finite else {"values": True}
+    a = check_tensor("a", a, min_ndim=1, real=True, **values)
+    b = check_tensor("b", b, min_ndim=1, real=True, **values)
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have one shape, got {tuple(a.shape)} and {tuple(b.shape)}")
+    return a, b
+
+
+def rank_correlation(a: object, b: object) -> tuple[torch.Tensor, torch.Tensor]:
+    """Two real tensors of one shape, (B, ...) or (M,), at least 2 finite values per picture
+    and no picture constant (its ranks would all tie)."""
+    a, b = _pair(a, b, finite=False)
+    flat_a = (a[None] if a.ndim == 1 else a).flatten(1)  # (B, M)
+    if flat_a.shape[1] < 2:
+        raise ValueError(
+            f"a and b need at least 2 values per picture to rank, got shape {tuple(flat_a.shape)}"
+        )
+    for name, t in (("a", a), ("b", b)):
+        t = (t[None] if t.ndim == 1 else t).flatten(1)  # (B, M)
+        if not torch.isfinite(t).all():
+            raise ValueError(f"{name} holds NaN or infinite values, which have no rank")
+        flat = (t == t[:, :1]).all(1).nonzero().flatten().tolist()  # constant pictures
+        if flat:
+            raise ValueError(
+                f"{name}[{flat[0]}] is constant ({len(flat)} constant pictures in all): all its "
+                "values tie, so its rank correlation is undefined"
+            )
+    return a, b
+
+
+def patch_attention(maps_: object, num_prefix_tokens: object) -> tuple[list[torch.Tensor], int]:
+    """Attention maps with patch tokens after ``num_prefix_tokens`` prefix tokens."""
+    maps_ = maps(maps_)
+    p = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
+    if maps_[0].shape[-1] <= p:
+        raise ValueError(
+            f"num_prefix_tokens must leave patch tokens: maps have {maps_[0].shape[-1]} tokens, "
+            f"got num_prefix_tokens={p}"
+        )
+    return maps_, p
+
+
+def reference_attention(grid_size: object, kind: object, num_prefix_tokens: object) -> tuple:
+    """A grid, one of the four kinds, and a map small enough to hold."""
+    rows, cols = check_size2("grid_size", grid_size)
+    p = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
+    kinds = ("self", "neighbours", "uniform", "farthest")
+    if kind not in kinds:
+        raise ValueError(f"kind must be one of {kinds}, got {kind!r}")
+    check_elements(
+        f"grid_size {rows} x {cols}: a map of {p + rows * cols} tokens squared",
+        (p + rows * cols) ** 2,
+    )
+    return (rows, cols), kind, p
+
+
+def top_k_overlap(a: object, b: object, k: object) -> tuple[torch.Tensor, torch.Tensor, int]:
+    """Two finite real tensors of one shape and k no more than the entries per row."""
+    a, b = _pair(a, b, finite=True)
+    k = check_int("k", k)
+    per_row = a[0].numel() if a.ndim > 1 else 1
+    if k > per_row:
+        raise ValueError(f"k must be at most the {per_row} entries per row, got {k}")
+    return a, b, k
+
+
+# --- scramble.py ------------------------------------------------------------------------------
+
+
+def make_scramble_dataset(n, seed, image, patch_size, max_shift, noise, return_orders) -> tuple:
+    """An even n >= 2, a seed, a picture (H, W) (the Mountain when None) cut into at least two
+    patches, a shift, a noise level, a flag; n pictures must fit in memory."""
+    from .data import load_mountains
+
+    n = check_int("n", n, minimum=2)
+    if n % 2:
+        raise ValueError(f"n must be even (intact and scrambled twins), got {n}")
+    seed = check_int("seed", seed, minimum=0)
+    patch_size = check_int("patch_size", patch_size)
+    max_shift = check_int("max_shift", max_shift, minimum=0)
+    noise = check_number("noise", noise, minimum=0.0)
+    return_orders = check_bool("return_orders", return_orders)
+    picture = load_mountains() if image is None else check_image("image", image)
+    height, width = picture.shape
+    check_divides("patch_size", patch_size, height, width)
+    check_elements(f"n={n} pictures of {height} x {width} pixels", n * height * width)
+    if (height // patch_size) * (width // patch_size) < 2:
+        raise ValueError(
+            f"a {height} x {width} image has 1 patch of side {patch_size}: nothing to scramble"
+        )
+    return n, seed, picture, patch_size, max_shift, noise, return_orders
+
+
+def swap_patches(images: object, patch_size: object, a: object, b: object) -> tuple:
+    """Images (B, C, H, W) cut by ``patch_size``, and two patch indices."""
+    images = check_tensor("images", images, ndim=4)
+    images, patch_size = patchify(images, patch_size)
+    count = (images.shape[-2] // patch_size) * (images.shape[-1] // patch_size)
+    a, b = check_index("a", a, count, "patches"), check_index("b", b, count, "patches")
+    return images, patch_size, a, b
+
+
+def probe(model: object, images: object, value: object = 0.0) -> tuple:
+    """A module, images (B, C, H, W) and a fill value (the patch size is left to patchify)."""
+    model, images = check_module("model", model), check_tensor("images", images, ndim=4)
+    return model, images, check_number("value", value)
+
+
+# --- training.py, learned_position.py ---------------------------------------------------------
+
+
+def evaluate(model: object, images: object, labels: object, batch_size: object) -> tuple:
+    """A module, labelled images for it (:func:`labelled`), a batch size."""
+    model = check_module("model", model)
+    images, labels = labelled(model, images, labels)
+    return model, images, labels, check_int("batch_size", batch_size)
+
+
+def random_shift(images: object, max_shift: object, generator: object) -> tuple:
+    """Images (B, C, H, W), a shift smaller than their sides, a torch.Generator."""
+    images = check_tensor("images", images, ndim=4)
+    max_shift = check_int("max_shift", max_shift, minimum=0)
+    if max_shift >= min(images.shape[-2:]):
+        raise ValueError(
+            f"max_shift must be smaller than the images' height and width "
+            f"{tuple(images.shape[-2:])}, got {max_shift}"
+        )
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+    return images, max_shift, generator
+
+
+def position_targets(grid_size: object, sigma: object) -> tuple[int, int, float]:
+    """A grid and a width at least 0; the targets must fit in memory."""
+    rows, cols = check_size2("grid_size", grid_size)
+    sigma = check_number("sigma", sigma, minimum=0)
+    check_elements(f"targets of grid_size {rows} x {cols}", rows * cols * max(rows, cols))
+    return rows, cols, sigma
+
+
+def vit_images(model: object, images: object) -> tuple:
+    """A vitexplain ViT and images (B, C, H, W) of its channels, size and dtype."""
+    from .vit import ViT
+
+    if not isinstance(model, ViT):
+        raise TypeError(f"model must be a vitexplain ViT, got {type(model).__name__}")
+    embed = model.patch_embed
+    images = check_tensor("images", images, ndim=4)
+    images = check_image_batch(images, embed.in_chans, embed.img_size, "images")
+    return model, check_dtype("images", images, model)
+
+
+def grid_neighbours(grid_size: object) -> tuple[int, int]:
+    """A grid whose N x N neighbour matrix fits in memory."""
+    rows, cols = check_size2("grid_size", grid_size)
+    check_elements(
+        f"the neighbours of grid_size {rows} x {cols}: {rows * cols} squared", (rows * cols) ** 2
+    )
+    return rows, cols
+
+
+def grid_similarity(table: object, grid_size: object, num_prefix_tokens: object) -> tuple:
+    """A finite real table (prefix + rows * cols, D) (or a ViT's (1, ..., D)), as (T, D)."""
+    table = check_tensor("table", table, real=True, finite=True)
+    if table.ndim == 3 and table.shape[0] == 1:
+        table = table[0]  # (N + prefix, D)
+    rows, cols = check_size2("grid_size", grid_size)
+    prefix = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
+    if table.ndim != 2 or table.shape[0] != prefix + rows * cols:
+        raise ValueError(
+            f"table must have shape ({prefix + rows * cols}, D) for num_prefix_tokens={prefix} "
+            f"and grid_size {rows} x {cols}, got shape {tuple(table.shape)}"
+        )
+    return table, (rows, cols), prefix
+
+
+def neighbour_wins(similarity_: object, margin: object) -> tuple:
+    """A similarity grid (:func:`similarity`) and a margin at least 0."""
+    return *similarity(similarity_), check_number("margin", margin, minimum=0)
+
+
+# --- digits.py --------------------------------------------------------------------------------
+
+
+def train_digits(recipe: object, seed: object, epochs: object, validation: object) -> tuple:
+    """A recipe of ``DIGITS_RECIPES``, a seed, an epoch count (None: the recipe's), a bool."""
+    from .digits import DIGITS_RECIPES
+
+    recipe = check_str("recipe", recipe, sorted(DIGITS_RECIPES))
+    seed = check_int("seed", seed, minimum=0)
+    epochs = None if epochs is None else check_int("epochs", epochs)
+    return recipe, seed, epochs, check_bool("validation", validation)
+
+
+# --- data.py ----------------------------------------------------------------------------------
+
+
+def mountain_at_dusk(height: object, width: object, minimum: int) -> tuple[int, int]:
+    """Two sides of at least ``minimum`` pixels whose picture fits in memory."""
+    height = check_int("height", height, minimum=minimum)
+    width = check_int("width", width, minimum=minimum)
+    check_elements(f"a picture of height={height} x width={width}", height * width)
+    return height, width
+
+
+def path(name: str, value: object) -> Path:
+    """A file path: a str or an ``os.PathLike``."""
+    if not isinstance(value, str | os.PathLike):
+        raise TypeError(f"{name} must be a str, a Path or None, got {describe(value)}")
+    return Path(value)
+
+
+def trained_digits_vit(pos_embed: object) -> Path:
+    """The weights file of the shipped model ``pos_embed`` ("learned" or "none"), if it exists."""
+    from .digits import WEIGHTS_DIR
+
+    pos_embed = check_str("pos_embed", pos_embed, ("learned", "none"))
+    path = WEIGHTS_DIR / f"digits_vit_{pos_embed}.pt"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: `make weights` trains and saves it")
+    return path
+
+
+def token_transformer(dim: object, out_dim: object, mlp_ratio: object) -> tuple[int, int, int]:
+    """The token widths in and out, and the MLP's hidden width ``mlp_ratio * out_dim``."""
+    dim, out_dim = check_int("dim", dim), check_int("out_dim", out_dim)
+    return dim, out_dim, mlp_hidden(out_dim, mlp_ratio)
+
+
+# --- plotting/scramble.py ---------------------------------------------------------------------
+
+
+def _vmax(vmax: object) -> float | None:
+    return None if vmax is None else check_number("vmax", vmax, minimum=0, inclusive=False)
+
+
+def show_scramble_examples(images, labels, orders, ncols, class_names) -> tuple:
+    """Images (n, H, W) (or (n, 1, H, W)), n labels that index ``class_names``, n orders."""
+    images, orders = check_array("images", images), check_array("orders", orders)
+    labels = [int(c) for c in check_array("labels", labels)]
+    if images.ndim == 4 and images.shape[1] == 1:
+        images = images[:, 0]  # (n, H, W)
+    if images.ndim != 3:
+        raise ValueError(f"images must have shape (n, H, W) or (n, 1, H, W), got {images.shape}")
+    n = len(images)
+    if len(labels) != n or len(orders) != n:
+        raise ValueError(
+            f"{n} images need {n} labels and orders, got {len(labels)} and {len(orders)}"
+        )
+    if any(not 0 <= c < len(class_names) for c in labels):
+        raise ValueError(f"labels must index class_names {list(class_names)}, got {labels}")
+    return images, labels, orders, check_int("ncols", ncols)
+
+
+def show_training_curves(histories: object, chance: object) -> tuple:
+    """A non-empty {name: history} of train_classifier's histories, with equal-length lists."""
+    if not isinstance(histories, Mapping):
+        raise TypeError(
+            "histories must be a dict {run name: history} (e.g. {'ViT': history}), got "
+            f"{describe(histories)}"
+        )
+    if not histories:
+        raise ValueError("histories is empty: give at least one training run")
+    needed = ("epoch", "loss", "train_accuracy", "test_accuracy")
+    for name, history in histories.items():
+        if not isinstance(history, Mapping):
+            raise TypeError(
+                f"histories[{name!r}] must be a history dict (train_classifier's), got "
+                f"{describe(history)}"
+            )
+        missing = [key for key in needed if key not in history]
+        if missing:
+            raise ValueError(f"histories[{name!r}] lacks {missing}")
+        lengths = {key: len(history[key]) for key in needed}
+        if len(set(lengths.values())) != 1:
+            raise ValueError(f"histories[{name!r}] has lists of unequal lengths: {lengths}")
+    return histories, check_number("chance", chance, minimum=0, maximum=1)
+
+
+def show_class_token_attention(image, weights, patch_size, vmax) -> tuple:
+    """An image (H, W), weights (h, N) (or (N,)) of its N patches of side ``patch_size``."""
+    image = check_image("image", image)
+    weights = check_array("weights", weights).astype(np.float64)
+    patch_size = check_int("patch_size", patch_size)
+    if weights.ndim == 1:
+        weights = weights[None]  # (1, N)
+    if weights.ndim != 2:
+        raise ValueError(f"weights must have shape (h, N) or (N,), got shape {weights.shape}")
+    rows, cols = image.shape[0] // patch_size, image.shape[1] // patch_size
+    if weights.shape[1] != rows * cols:
+        raise ValueError(
+            f"weights hold {weights.shape[1]} patches, but a {image.shape[0]} x {image.shape[1]} "
+            f"image has {rows} x {cols} = {rows * cols} patches of side {patch_size}"
+        )
+    return image, weights, patch_size, _vmax(vmax)
+
+
+def show_attention_by_origin(table: object, vmax: object) -> tuple[np.ndarray, float | None]:
+    """A square table (R, R) and an upper colour limit above 0 or None."""
+    table = check_array("table", table).astype(np.float64)
+    if table.ndim != 2 or table.shape[0] != table.shape[1]:
+        raise ValueError(f"table must have shape (R, R), got shape {table.shape}")
+    return table, _vmax(vmax)
+
+
+def show_similarity(similarity, starts) -> tuple:
+    """A square similarity matrix (n, n) and positions in [0, n) to start its rows from."""
+    similarity = check_array("similarity", similarity)
+    if similarity.ndim != 2 or similarity.shape[0] != similarity.shape[1]:
+        raise ValueError(f"similarity must be a square matrix, got shape {similarity.shape}")
+    n = similarity.shape[0]
+    if isinstance(starts, str) or not isinstance(starts, Sequence | np.ndarray):
+        raise TypeError(f"starts must be a sequence of positions, got {describe(starts)}")
+    starts = [check_int(f"starts[{i}]", a, minimum=0) for i, a in enumerate(starts)]
+    if not starts or not all(0 <= a < n for a in starts):
+        raise ValueError(f"starts must be positions in [0, {n}), got {starts}")
+    return similarity, starts
+
+
+def show_grid_similarity(maps, titles, reference) -> tuple:
+    """One or more (H, W) maps of one shape with a title each, and a patch index of the grid."""
+    if isinstance(maps, str) or not isinstance(maps, Sequence):
+        raise TypeError(f"maps must be a sequence of (H, W) arrays, got {describe(maps)}")
+    maps = [check_array(f"maps[{i}]", m, ndim=2) for i, m in enumerate(maps)]
+    shapes = {m.shape for m in maps}
+    if not maps or len(titles) != len(maps) or len(shapes) != 1 or maps[0].ndim != 2:
+        raise ValueError(
+            f"maps must be one or more (H, W) arrays of one shape with one title each, got "
+            f"shapes {sorted(shapes)} and {len(titles)} titles"
+        )
+    rows, cols = maps[0].shape
+    reference = check_index("reference", reference, rows * cols, "patches")
+    return maps, reference
+
+
+def show_resized_embedding(before, after, old_grid, new_grid, channels, num_prefix_tokens) -> tuple:
+    """Tables (prefix + H * W, D) before and after resizing, each of its grid, as (H, W, D)
+    panels with their grids; channels, dimensions of D."""
+    grids = {"old_grid": check_size2("old_grid", old_grid)}
+    grids["new_grid"] = check_size2("new_grid", new_grid)
+    num_prefix_tokens = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
+    panels = []
+    tables = (("before", before, "old_grid"), ("after", after, "new_grid"))
+    for name, table, grid_name in tables:
+        h, w = grids[grid_name]
+        table = check_array(name, table, ndim=(2, 3))
+        table = table.reshape(-1, table.shape[-1])[num_prefix_tokens:]  # (H*W, D)
+        if table.shape[0] != h * w:
+            raise ValueError(
+                f"{name} holds {table.shape[0]} grid tokens after num_prefix_tokens="
+                f"{num_prefix_tokens}, but {grid_name} is {h} x {w}"
+            )
+        panels.append((table.reshape(h, w, -1), (h, w)))
+    if isinstance(channels, str) or not isinstance(channels, Sequence | np.ndarray):
+        raise TypeError(f"channels must be a sequence of dimensions, got {describe(channels)}")
+    if len(channels) == 0:
+        raise ValueError("channels must name at least one embedding dimension")
+    dim = panels[0][0].shape[-1]
+    channels = [check_index(f"channels[{i}]", c, dim, "dimensions") for i, c in enumerate(channels)]
+    return panels, grids, channels
+
+
+def show_table_bands(table, parts, column_px) -> tuple:
+    """A table (L, D) cut into 1 .. D parts, and at least a pixel per column."""
+    table = check_array("table", table)
+    if table.ndim != 2:
+        raise ValueError(f"table must have shape (L, D), got shape {table.shape}")
+    parts = check_int("parts", parts)
+    column_px = check_number("column_px", column_px)
+    if not 1 <= parts <= table.shape[1] or column_px < 1:
+        raise ValueError(f"need 1 <= parts <= D and column_px >= 1, got {parts} and {column_px}")
+    return table, parts, column_px
+
+
+def show_columns(table, columns) -> tuple:
+    """A table (L, D) and one or more of its column indices."""
+    table = check_array("table", table)
+    if table.ndim != 2:
+        raise ValueError(f"table must have shape (L, D), got shape {table.shape}")
+    if isinstance(columns, str) or not isinstance(columns, Sequence | np.ndarray):
+        raise TypeError(f"columns must be a sequence of column indices, got {describe(columns)}")
+    columns = [check_int(f"columns[{i}]", c, minimum=0) for i, c in enumerate(columns)]
+    if not columns or not all(0 <= c < table.shape[1] for c in columns):
+        raise ValueError(
+            f"columns must be indices in [0, {table.shape[-1]}) of an (L, D) table, got {columns}"
+        )
+    return table, columns
+
+
+def show_tokens_plus_embedding(tokens, embedding) -> tuple:
+    """Tokens and a position embedding of one shape (N, D)."""
+    tokens, embedding = check_array("tokens", tokens), check_array("embedding", embedding)
+    if tokens.ndim != 2 or tokens.shape != embedding.shape:
+        raise ValueError(
+            f"tokens and embedding must have the same shape (N, D), got {tokens.shape} "
+            f"and {embedding.shape}"
+        )
+    return tokens, embedding
+
+
+def show_embedding_bases(tables, bases) -> tuple:
+    """One or more tables (L, D), one base above 1 each."""
+    for name, value in (("tables", tables), ("bases", bases)):
+        if isinstance(value, str) or not isinstance(value, Sequence | np.ndarray):
+            raise TypeError(f"{name} must be a sequence, got {describe(value)}")
+    if len(tables) != len(bases) or not tables:
+        raise ValueError(
+            f"need one base per table, got {len(tables)} tables and {len(bases)} bases"
+        )
+    tables = [check_array(f"tables[{i}]", t, ndim=2) for i, t in enumerate(tables)]
+    bases = [
+        check_number(f"bases[{i}]", b, minimum=1, inclusive=False) for i, b in enumerate(bases)
+    ]
+    return tables, bases
+
+
+def show_frequencies(frequencies) -> dict:
+    """A non-empty {base above 1: angular frequencies (d/2,)}."""
+    if not isinstance(frequencies, dict):
+        raise TypeError(f"frequencies must be a dict {{base: omega}}, got {describe(frequencies)}")
+    if not frequencies:
+        raise ValueError("frequencies is empty: give at least one {base: omega}")
+    frequencies = {
+        check_number("frequencies (a base)", base, minimum=1, inclusive=False): check_array(
+            f"frequencies[{base!r}]", omega, ndim=1
+        )
+        for base, omega in frequencies.items()
+    }
+    return frequencies
+
+
+def show_relative_distances(index) -> np.ndarray:
+    """An integer (L, L) index of table rows (relative_index)."""
+    index = check_array("index", index)
+    if index.dtype.kind not in "iu":
+        raise TypeError(f"index must hold integer table rows (relative_index), got {index.dtype}")
+    if index.ndim != 2 or index.shape[0] != index.shape[1]:
+        raise ValueError(f"index must have shape (L, L), got shape {index.shape}")
+    return index
+
+
+def show_grid_offsets(image, patch_size, row_offsets, col_offsets, highlight) -> tuple:
+    """An image (H, W) cut by patch_size, integer row and column offsets of its grid, a patch."""
+    image = check_array("image", image, ndim=2)
+    row_offsets = check_array("row_offsets", row_offsets, ndim=2)
+    col_offsets = check_array("col_offsets", col_offsets, ndim=2)
+    for name, offsets in (("row_offsets", row_offsets), ("col_offsets", col_offsets)):
+        if offsets.dtype.kind not in "iu":
+            raise TypeError(
+                f"{name} must hold integer offsets (grid_offsets'), got {offsets.dtype}"
+            )
+    patch_size = check_divides("patch_size", check_int("patch_size", patch_size), *image.shape)
+    grid_shape = (image.shape[0] // patch_size, image.shape[1] // patch_size)
+    for name, offsets in (("row_offsets", row_offsets), ("col_offsets", col_offsets)):
+        if offsets.shape != grid_shape:
+            raise ValueError(f"{name} must have the grid's shape {grid_shape}, got {offsets.shape}")
+    highlight = check_index("highlight", highlight, grid_shape[0] * grid_shape[1], "patches")
+    return image, patch_size, row_offsets, col_offsets, highlight
+
+
+def show_logit_matrices(matrices, titles, outlines) -> list:
+    """One or more (L, L) matrices, a title each, an outline or None each when given."""
+    if isinstance(matrices, str) or not isinstance(matrices, Sequence):
+        raise TypeError(f"matrices must be a sequence of (L, L) arrays, got {describe(matrices)}")
+    arrays = [check_array(f"matrices[{i}]", m, ndim=2) for i, m in enumerate(matrices)]
+    if len(titles) != len(arrays) or not arrays:
+        raise ValueError(
+            f"need one title per matrix, got {len(titles)} titles for {len(arrays)} matrices"
+        )
+    for array in arrays:
+        if array.ndim != 2:
+            raise ValueError(f"each matrix must have 2 dimensions, got shape {array.shape}")
+    if outlines is not None and len(outlines) != len(arrays):
+        raise ValueError(
+            f"outlines must hold one (row, col, size) or None per matrix, got {len(outlines)} "
+            f"for {len(arrays)} matrices"
+        )
+    return arrays
+
+
+def show_vit_figure7(components, explained, distances, uniform_distance) -> tuple:
+    """k >= 1 components (k, C, P, P), k shares, distances (depth, h), a distance >= 0."""
+    components = check_array("components", components, ndim=4)
+    explained = check_array("explained", explained, ndim=1)
+    distances = check_array("distances", distances, ndim=2)
+    uniform_distance = check_number("uniform_distance", uniform_distance, minimum=0)
+    k = len(components)
+    if len(explained) != k or k == 0:
+        raise ValueError(
+            f"explained must hold one share per component, got {len(explained)} for {k}"
+        )
+    return components, explained, distances, uniform_distance
+
+
+def show_attention_locality(distances, entropy, top_share, references) -> list:
+    """Three finite (depth, h) measures of one shape, and {name: (distance, entropy, share)}."""
+    names = ("distances", "entropy", "top_share")
+    values = [
+        check_array(n, a, ndim=2, finite=True)
+        for n, a in zip(names, (distances, entropy, top_share), strict=True)
+    ]
+    depth, heads = values[0].shape
+    for name, value in zip(names[1:], values[1:], strict=True):
+        if value.shape != (depth, heads):
+            raise ValueError(
+                f"{name} must have the shape of distances {(depth, heads)}, got {value.shape}"
+            )
+    if not isinstance(references, dict) or not all(
+        isinstance(k, str) and np.shape(v) == (3,) for k, v in references.items()
+    ):
+        raise TypeError(
+            "references must be a dict {name: (distance, entropy, top share)}, "
+            f"got {references!r}"
+        )
+    return values
+
+
+def show_probe_comparison(black_share, moved_share) -> tuple:
+    """Shares (N,) for the black patch and (N, N) for the moved patches (a copy)."""
+    black = check_array("black_share", black_share, ndim=1, finite=True)
+    moved = check_array("moved_share", moved_share, ndim=2, finite=True).copy()
+    count = len(black)
+    if moved.shape != (count, count):
+        raise ValueError(f"moved_share must have shape {(count, count)}, got {moved.shape}")
+    return black, moved
+
+
+def show_fold_reconstruction(summed, counts, recovered) -> tuple:
+    """Three (H, W) arrays of one shape: the fold's sum, its overlap counts, their quotient."""
+    summed, counts, recovered = (
+        check_array(name, a, ndim=2)
+        for name, a in (("summed", summed), ("counts", counts), ("recovered", recovered))
+    )
+    if not summed.ndim == 2 or not summed.shape == counts.shape == recovered.shape:
+        raise ValueError(
+            f"summed, counts and recovered must share one (H, W) shape, got {summed.shape}, "
+            f"{counts.shape} and {recovered.shape}"
+        )
+    return summed, counts, recovered
+
+
+def position_similarity_mosaic(similarity, gap) -> tuple:
+    """A similarity grid (H, W, H, W) as float64, and a gap of at least 0 cells."""
+    sim = check_array("similarity", similarity).astype(np.float64)
+    if sim.ndim != 4 or sim.shape[2:] != sim.shape[:2]:
+        raise ValueError(f"similarity must have shape (H, W, H, W), got {sim.shape}")
+    gap = check_int("gap", gap, minimum=0)
+    return sim, gap
+
+
+def show_position_similarity(similarities, titles) -> list:
+    """One or more (H, W, H, W) arrays of one shape, a title each."""
+    if isinstance(similarities, str) or not isinstance(similarities, Sequence):
+        raise TypeError(
+            f"similarities must be a sequence of (H, W, H, W) arrays, got {describe(similarities)}"
+        )
+    maps = [check_array(f"similarities[{i}]", s, ndim=4) for i, s in enumerate(similarities)]
+    if not maps or len(titles) != len(maps) or len({m.shape for m in maps}) != 1:
+        raise ValueError(
+            "similarities must be one or more arrays of one shape with one title each, got "
+            f"shapes {[m.shape for m in maps]} and {len(titles)} titles"
+        )
+    return maps
+
+
+def show_clocks(table, pairs) -> tuple:
+    """A table (L, D >= 2) and 1 to 9 of its clock pairs (all pairs' first nine: clock_pairs)."""
+    table = check_array("table", table)
+    if table.ndim != 2 or table.shape[1] < 2:
+        raise ValueError(f"table must have shape (L, D) with D >= 2, got shape {table.shape}")
+    from .position import clock_pairs
+
+    pairs = clock_pairs(table.shape[1]) if pairs is None else list(pairs)
+    num_pairs = table.shape[1] // 2
+    if not 0 < len(pairs) <= 9 or not all(0 <= p < num_pairs for p in pairs):
+        raise ValueError(f"pairs must hold 1 to 9 indices in [0, {num_pairs}), got {pairs}")
+    return table, pairs
+
+
+def show_attention_heads(weights, ncols, labels) -> tuple:
+    """Weights (h, N, N), a column count, one label per token (1 .. N when None)."""
+    weights = check_array("weights", weights, drawable=True)
+    if weights.ndim != 3 or weights.shape[1] != weights.shape[2]:
+        raise ValueError(f"weights must have shape (h, N, N), got shape {weights.shape}")
+    heads, n, _ = weights.shape
+    ncols = check_int("ncols", ncols)
+    labels = list(range(1, n + 1)) if labels is None else list(labels)
+    if len(labels) != n:
+        raise ValueError(f"labels has {len(labels)} entries for {n} tokens")
+    return weights, ncols, labels
+
+
+# --- plotting/core.py -------------------------------------------------------------------------
+
+
+def show_matrix(matrix, fmt, vmin, vmax, xticklabels, yticklabels) -> tuple:
+    """A drawable matrix (R, C), a format string, colour limits (the matrix's range when None),
+    and R y-tick and C x-tick labels when given."""
+    matrix = check_array("matrix", matrix, ndim=2, drawable=True)
+    if not isinstance(fmt, str):
+        raise TypeError(f"fmt must be a format string such as '{{:.2f}}', got {fmt!r}")
+    vmin = float(np.nanmin(matrix)) if vmin is None else check_number("vmin", vmin)
+    vmax = float(np.nanmax(matrix)) if vmax is None else check_number("vmax", vmax)
+    for name, labels, count in (
+        ("xticklabels", xticklabels, matrix.shape[1]),
+        ("yticklabels", yticklabels, matrix.shape[0]),
+    ):
+        if labels is not None and len(labels) != count:
+            raise ValueError(f"{name} has {len(labels)} labels for {count} cells")
+    return matrix, vmin, vmax
+
+
+def annotate_cells(values: object, labels: object) -> np.ndarray:
+    """Values (R, C), and one label per cell when given."""
+    values = check_array("values", values)
+    if values.ndim != 2:
+        raise ValueError(f"values must have shape (R, C), got shape {values.shape}")
+    if labels is not None and len(labels) != values.size:
+        raise ValueError(f"labels has {len(labels)} entries for {values.size} cells")
+    return values
+
+
+# --- plotting/patches.py, plotting/attention.py -----------------------------------------------
+
+
+def show_patch_grid(image, patch_size, labels, highlight) -> tuple:
+    """An image (H, W) cut by ``patch_size``, one label per patch (1 .. N when None), a patch
+    to highlight or None."""
+    image = check_image("image", image)
+    height, width = image.shape
+    patch_size = check_divides("patch_size", check_int("patch_size", patch_size), height, width)
+    count = (height // patch_size) * (width // patch_size)
+    if highlight is not None:
+        highlight = check_index("highlight", highlight, count, "patches")
+    labels = range(1, count + 1) if labels is None else labels
+    if len(labels) != count:
+        raise ValueError(f"labels has {len(labels)} entries for {count} patches")
+    return image, patch_size, labels, highlight
+
+
+def show_patch_and_token(patch, number, highlight_row) -> tuple:
+    """A square patch (P, P), its 1-based number or None, a row in 0 .. P - 1 or None."""
+    patch = check_array("patch", patch)
+    if number is not None:
+        number = check_int("number", number)  # 1-based
+    if highlight_row is not None:
+        highlight_row = check_int("highlight_row", highlight_row, minimum=0)
+    if patch.ndim != 2 or patch.shape[0] != patch.shape[1]:
+        raise ValueError(f"patch must be a square array of shape (P, P), got shape {patch.shape}")
+    size = patch.shape[0]
+    if highlight_row is not None and not 0 <= highlight_row < size:
+        raise ValueError(f"highlight_row must be in 0..{size - 1}, got {highlight_row}")
+    return patch, number, highlight_row
+
+
+def show_tokenization(image, patch_size, max_labels) -> tuple:
+    """An image (H, W), a patch size (patchify checks it divides), a label count >= 0."""
+    image = check_array("image", image)
+    if image.ndim != 2:
+        raise ValueError(f"image must have shape (H, W), got shape {image.shape}")
+    patch_size = check_int("patch_size", patch_size)
+    return image, patch_size, check_int("max_labels", max_labels, minimum=0)
+
+
+def show_scrambled_patches(image: object, titles: object) -> np.ndarray:
+    """An image (H, W) and two titles (the patch size and order are scramble_patches')."""
+    image = check_array("image", image, ndim=2)
+    if isinstance(titles, str) or len(titles) != 2:
+        raise ValueError(f"titles must be two titles (original, scrambled), got {titles!r}")
+    return image
+
+
+# --- plotting/interpret.py --------------------------------------------------------------------
+
+
+def pictures(name: str, images: object, count: int | None = None, counted: str = "") -> np.ndarray:
+    """Pictures (n, H, W) from (n, H, W) or (n, 1, H, W), ``count`` of them (one per entry of
+    the argument named ``counted``) when given."""
+    images = check_array(name, images, ndim=(3, 4))
+    if images.ndim == 4:
+        if images.shape[1] != 1:
+            raise ValueError(
+                f"{name} must be grey pictures (n, H, W) or (n, 1, H, W), got shape {images.shape}"
+            )
+        images = images[:, 0]
+    if count is not None and len(images) != count:
+        raise ValueError(
+            f"{name} holds {len(images)} pictures, but {counted} has {count} entries: one each"
+        )
+    return images  # (n, H, W)
+
+
+def picture_labels(name: str, values: object, count: int) -> list:
+    """``count`` labels (ints or strs) from a sequence, array or tensor."""
+    if isinstance(values, str) or not hasattr(values, "__len__"):
+        raise TypeError(f"{name} must be a sequence of {count} labels, got {describe(values)}")
+    values = list(values) if isinstance(values, list | tuple) else list(check_array(name, values))
+    if len(values) != count:
+        raise ValueError(f"{name} has {len(values)} entries for {count} pictures")
+    return values
+
+
+def show_digits(images, labels, predictions, ncols) -> tuple:
+    """Pictures (n, H, W), n labels, n predictions or None, a column count."""
+    images = pictures("images", images)  # (n, H, W)
+    labels = picture_labels("labels", labels, len(images))
+    if predictions is not None:
+        predictions = picture_labels("predictions", predictions, len(images))
+    return images, labels, predictions, check_int("ncols", ncols)
+
+
+def show_looks_and_uses(images, rollout, occlusion, titles) -> tuple:
+    """k titles, k pictures (k, H, W), and rollout and occlusion maps of one shape (k, R, C)."""
+    if isinstance(titles, str) or not isinstance(titles, Sequence) or not titles:
+        raise TypeError(f"titles must be a non-empty sequence of str, got {describe(titles)}")
+    titles = [check_str(f"titles[{i}]", t) for i, t in enumerate(titles)]
+    k = len(titles)
+    images = pictures("images", images, k, "titles")
+    rollout = check_array("rollout", rollout, ndim=3)
+    occlusion = check_array("occlusion", occlusion, ndim=3)
+    for name, maps_ in (("rollout", rollout), ("occlusion", occlusion)):
+        if len(maps_) != k:
+            raise ValueError(f"{name} holds {len(maps_)} maps for {k} titles: one each")
+    if rollout.shape != occlusion.shape:
+        raise ValueError(
+            f"rollout and occlusion must have one shape (k, rows, cols), got {rollout.shape} "
+            f"and {occlusion.shape}"
+        )
+    return images, rollout, occlusion, titles
+
+
+def show_logit_lens(probabilities: object, label: object) -> tuple[np.ndarray, int]:
+    """One picture's probabilities (depth, K) and a class of K."""
+    probs = check_array("probabilities", probabilities)
+    if probs.ndim != 2:
+        hint = ": pass one picture's, probabilities[i]" if probs.ndim == 3 else ""
+        raise ValueError(
+            f"probabilities must have shape (depth, K), one picture's, got {probs.shape}{hint}"
+        )
+    return probs, check_index("label", label, probs.shape[1], "classes")
+
+
+# --- plotting/core.py, patches.py, t2t.py, t2t_animation.py (continued) -----------------------
+
+
+def show_image(image: object, vmin: object, vmax: object) -> tuple[np.ndarray, float, float]:
+    """A drawable image (H, W) and two colour limits."""
+    image = check_array("image", image, ndim=2, drawable=True)
+    return image, check_number("vmin", vmin), check_number("vmax", vmax)
+
+
+def show_token_matrix(tokens: object) -> np.ndarray:
+    """Drawable tokens (N, L)."""
+    tokens = check_array("tokens", tokens, drawable=True)
+    if tokens.ndim != 2:
+        raise ValueError(f"tokens must have shape (N, L), got shape {tokens.shape}")
+    return tokens
+
+
+def show_padded_token(patch: object, from_picture: object, number: object) -> tuple:
+    """A patch (k, k), which of its values come from the picture (k * k of them), a number."""
+    patch = check_array("patch", patch, ndim=2)
+    from_picture = check_array("from_picture", from_picture, ndim=(1, 2))
+    if from_picture.size != patch.size:
+        raise ValueError(
+            f"from_picture must have the patch's {patch.shape} shape (or {patch.size} values), "
+            f"got {from_picture.shape}"
+        )
+    return patch, from_picture, check_int("number", number)
+
+
+def softsplit_frames(image: object, k: object, s: object, p: object, limit: int) -> np.ndarray:
+    """A picture (H, W) whose soft split (count_tokens checks k, s, p) has at most ``limit``
+    patches, one frame each."""
+    from .unfold import count_tokens
+
+    image = check_array("image", image, ndim=2)
+    count = count_tokens(*image.shape, k, s, p)[2]
+    if count > limit:
+        raise ValueError(
+            f"k={k}, s={s}, p={p} cut {count} patches: an animation of {count} frames would take "
+            f"minutes; at most {limit} (use a larger stride)"
+        )
+    return image
+
+
+# --- plotting/files.py, explore.py ------------------------------------------------------------
+
+#: A caption is one numbered sentence: "Figure 3.9 — ...".
+CAPTION_PATTERN = re.compile(r"Figure \d+\.\d+ — \S.*")
+#: Alt text says what the figure shows: at least this many words.
+MIN_ALT_WORDS = 4
+
+
+def figure(fig: object) -> object:
+    """A ``matplotlib.figure.Figure`` (matplotlib is imported here, on first use)."""
+    from matplotlib.figure import Figure
+
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    return fig
+
+
+def alt_text(alt: object) -> str:
+    """Alt text: a str of at least four words saying what the figure shows."""
+    if not isinstance(alt, str):
+        raise TypeError(f"alt must be a str (a sentence saying what the figure shows), got {alt!r}")
+    if len(alt.split()) < MIN_ALT_WORDS:
+        raise ValueError(
+            f"alt must say what the figure shows in at least {MIN_ALT_WORDS} words, got {alt!r}"
+        )
+    return alt
+
+
+def caption_text(caption: object, example: str) -> str | None:
+    """None, or one numbered sentence such as ``example``."""
+    if caption is not None and (
+        not isinstance(caption, str) or not CAPTION_PATTERN.fullmatch(caption)
+    ):
+        raise ValueError(
+            "caption must read 'Figure <notebook>.<k> — <one sentence>.', such as "
+            f"'{example}', got {caption!r}"
+        )
+    return caption
+
+
+def display(name: object, alt: object, caption: object) -> None:
+    """A bare file name or None, alt text (:func:`alt_text`), a numbered caption or None."""
+    if name is not None and (
+        not isinstance(name, str) or not name or Path(name).name != name or "." in name
+    ):
+        raise ValueError(
+            f"name must be a bare file name without folder or suffix, such as '01_token12' "
+            f"(or None: never saved), got {name!r}"
+        )
+    alt_text(alt)
+    caption_text(caption, "Figure 1.2 — Token 12 as a strip of 400 numbers.")
+
+
+def interact_figure(draw: object, controls: dict, alt: object, caption: object) -> None:
+    """A drawing function, at least one control, alt text (or a function making it), a caption."""
+    if not callable(draw):
+        raise TypeError(f"draw must be a function returning a Figure, got {type(draw).__name__}")
+    if not controls:
+        raise ValueError("interact_figure needs at least one control, e.g. patch_size=Choice(...)")
+    if alt is not None and not callable(alt):
+        alt_text(alt)
+    caption_text(caption, "Figure 1.9 — The patch grid and the tokens for one patch size.")
+
+
+def as_uint8(frame: np.ndarray, index: int) -> np.ndarray:
+    """A frame as uint8: floats in [0, 1] are scaled by 255, integers must lie in 0..255."""
+    frame = np.asarray(frame)
+    if frame.dtype == np.uint8:
+        return frame
+    if np.issubdtype(frame.dtype, np.floating):
+        if frame.min() < 0 or frame.max() > 1:
+            raise ValueError(f"frames[{index}] holds floats outside [0, 1]: scale it to 0..1 first")
+        return np.round(frame * 255).astype(np.uint8)
+    if np.issubdtype(frame.dtype, np.integer) and frame.min() >= 0 and frame.max() <= 255:
+        return frame.astype(np.uint8)
+    raise ValueError(f"frames[{index}] must be uint8 (or floats in [0, 1]), got {frame.dtype}")
+
+
+def gif_bytes(frames: object, fps: object) -> tuple[list[np.ndarray], float]:
+    """One or more frames (H, W, 3) of one shape, as uint8 (an iterable, a generator too), and
+    0 < fps <= 100."""
+    if isinstance(frames, str | bytes) or not hasattr(frames, "__iter__"):
+        raise TypeError(
+            f"frames must be a sequence of (H, W, 3) arrays, got {type(frames).__name__}"
+        )
+    frames = list(frames)  # a generator of frames too
+    if len(frames) == 0:
+        raise ValueError("frames is empty: a GIF needs at least one frame")
+    shapes = {np.shape(f) for f in frames}
+    if len(shapes) != 1 or len(next(iter(shapes))) != 3 or next(iter(shapes))[2] != 3:
+        raise ValueError(f"frames must all have one shape (H, W, 3), got shapes {sorted(shapes)}")
+    # a GIF counts a frame's time in hundredths of a second: 100 fps is the fastest it can say
+    fps = check_number("fps", fps, minimum=0, inclusive=False, maximum=100)
+    frames = [as_uint8(f, i) for i, f in enumerate(frames)]
+    return frames, fps
+
+
+def figure_to_png(fig: object, dpi: object) -> float:
+    """A figure and a dpi of at least 1 at which its pixels fit in memory."""
+    figure(fig)
+    dpi = check_number("dpi", dpi, minimum=1)
+    width, height = fig.get_size_inches()
+    check_elements(
+        f"a PNG of a {width:g} x {height:g} inch figure at dpi={dpi:g}",
+        int(width * dpi) * int(height * dpi) * 4,
+        bytes_per=1,
+    )
+    return dpi
+
+
+def show_softsplit_coverage(image: object, p: object, max_outlines: object) -> tuple:
+    """A picture (H, W), a padding p >= 0 and an outline count >= 0 (count_tokens checks k, s)."""
+    image = check_array("image", image, ndim=2)
+    p = check_int("p", p, minimum=0)
+    return image, p, check_int("max_outlines", max_outlines, minimum=0)

@@ -21,12 +21,11 @@ same scene; 60 x 100 is the size the series uses and ships as ``data/mountains.n
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 
-from ._checks import check_elements, check_int, describe
+from . import _args
 
 __all__ = ["LEVELS", "MOUNTAINS_PATH", "load_mountains", "mountain_at_dusk", "save_mountains"]
 
@@ -144,9 +143,7 @@ def mountain_at_dusk(height: int = 60, width: int = 100) -> np.ndarray:
         TypeError: If ``height`` or ``width`` is not an int.
         ValueError: If ``height`` or ``width`` is smaller than 8.
     """
-    height = check_int("height", height, minimum=_MIN_SIZE)
-    width = check_int("width", width, minimum=_MIN_SIZE)
-    check_elements(f"a picture of height={height} x width={width}", height * width)
+    height, width = _args.mountain_at_dusk(height, width, _MIN_SIZE)
 
     rows = np.arange(height)[:, None]
     cols = np.arange(width)[None, :]
@@ -218,9 +215,7 @@ def save_mountains(path: str | Path | None = None) -> Path:
     Returns:
         The path written.
     """
-    if path is not None and not isinstance(path, str | os.PathLike):
-        raise TypeError(f"path must be a str, a Path or None, got {describe(path)}")
-    target = MOUNTAINS_PATH if path is None else Path(path)
+    target = MOUNTAINS_PATH if path is None else _args.path("path", path)
     target.parent.mkdir(parents=True, exist_ok=True)
     with target.open("wb") as handle:
         np.save(handle, mountain_at_dusk(), allow_pickle=False)

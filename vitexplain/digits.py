@@ -17,7 +17,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from ._checks import check_bool, check_int, check_number, check_str
+from . import _args
+from ._checks import check_int, check_number
 from .training import train_classifier
 from .vit import ViT
 
@@ -110,10 +111,9 @@ def load_digit_split(
     except ImportError as error:  # pragma: no cover - scikit-learn is in the locked environment
         raise ImportError("notebook 08 needs scikit-learn: pip install scikit-learn") from error
 
+    seed = check_int("seed", seed, minimum=0)
     digits = load_digits()
-    order = np.random.default_rng(check_int("seed", seed, minimum=0)).permutation(
-        len(digits.target)
-    )
+    order = np.random.default_rng(seed).permutation(len(digits.target))
     images = torch.tensor(digits.images[order] / 16.0, dtype=torch.float32)[:, None]  # (n, 1, 8, 8)
     labels = torch.tensor(digits.target[order], dtype=torch.int64)  # (n,)
     cut = len(labels) - TEST_SIZE
@@ -234,11 +234,7 @@ def train_digits_vit(
         ``(model, history)``: the history as :func:`vitexplain.train_classifier` returns it
         without held-out data (loss and training accuracy per epoch).
     """
-    if recipe not in DIGITS_RECIPES:
-        raise ValueError(f"recipe must be one of {sorted(DIGITS_RECIPES)}, got {recipe!r}")
-    seed = check_int("seed", seed, minimum=0)
-    epochs = None if epochs is None else check_int("epochs", epochs)
-    validation = check_bool("validation", validation)
+    recipe, seed, epochs, validation = _args.train_digits(recipe, seed, epochs, validation)
     torch.manual_seed(seed)
     model = digits_vit(pos_embed)
     return model, _train_digits(model, epochs, log, recipe, seed, validation)
@@ -258,9 +254,7 @@ def train_digits_cnn(
     Returns:
         ``(model, history)`` as :func:`train_digits_vit` returns them.
     """
-    recipe, seed = check_str("recipe", recipe, tuple(DIGITS_RECIPES)), check_int("seed", seed, 0)
-    validation = check_bool("validation", validation)
-    epochs = None if epochs is None else check_int("epochs", epochs)
+    recipe, seed, epochs, validation = _args.train_digits(recipe, seed, epochs, validation)
     torch.manual_seed(seed)
     model = digits_cnn()
     return model, _train_digits(model, epochs, None, recipe, seed, validation)
@@ -275,11 +269,7 @@ def load_trained_digits_vit(pos_embed: str = "learned") -> ViT:
     Returns:
         The ViT in eval mode.
     """
-    if pos_embed not in ("learned", "none"):
-        raise ValueError(f"pos_embed must be 'learned' or 'none', got {pos_embed!r}")
-    path = WEIGHTS_DIR / f"digits_vit_{pos_embed}.pt"
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: `make weights` trains and saves it")
+    path = _args.trained_digits_vit(pos_embed)
     model = digits_vit(pos_embed)
     model.load_state_dict(torch.load(path, weights_only=True), strict=True)
     return model.eval()

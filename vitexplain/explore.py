@@ -32,16 +32,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from matplotlib.figure import Figure
-
-from ._checks import check_array
+from . import _args
+from ._checks import check_array, check_int
 from .plotting import figure_html, figure_to_png
-from .plotting.files import _CAPTION_PATTERN, _check_display_args
 from .position import clock_pairs, clock_periods
 from .unfold import count_tokens, overlap_count
 
 if TYPE_CHECKING:
     import ipywidgets
+    from matplotlib.figure import Figure
 
 __all__ = [
     "Choice",
@@ -137,10 +136,9 @@ def _check_spec(name: str, spec: Choice | Number) -> None:
         if spec.value not in values:
             raise ValueError(f"{where}: value must be one of {values}, got {spec.value!r}")
         return
-    for field in ("value", "min", "max", "step"):
-        number = getattr(spec, field)
-        if isinstance(number, bool) or not isinstance(number, int):
-            raise TypeError(f"{where}: {field} must be an int, got {number!r}")
+    for field in ("value", "min", "max", "step"):  # NumPy and torch integers become ints
+        number = check_int(f"{where}: {field}", getattr(spec, field), minimum=None)
+        object.__setattr__(spec, field, number)  # a frozen dataclass: set once, here
     if spec.step < 1:
         raise ValueError(f"{where}: step must be at least 1, got {spec.step}")
     if not spec.min <= spec.value <= spec.max:
@@ -224,7 +222,7 @@ def _state_texts(
     """The alt text and the caption of the figure drawn for ``values`` (``shown`` names them)."""
     if callable(alt):
         text = alt(**values)
-        _check_display_args(None, text, None)
+        _args.alt_text(text)
     elif alt is not None:
         text = f"{alt.rstrip('.')}; shown for {shown}."
     else:
@@ -261,19 +259,7 @@ def interact_figure(
         (``box.children[-1]``); display it, or leave it as the cell's value. None when ipywidgets
         is not installed (one line says how to install it).
     """
-    if not callable(draw):
-        raise TypeError(f"draw must be a function returning a Figure, got {type(draw).__name__}")
-    if not controls:
-        raise ValueError("interact_figure needs at least one control, e.g. patch_size=Choice(...)")
-    if alt is not None and not callable(alt):
-        _check_display_args(None, alt, None)
-    if caption is not None and (
-        not isinstance(caption, str) or not _CAPTION_PATTERN.fullmatch(caption)
-    ):
-        raise ValueError(
-            "caption must read 'Figure <notebook>.<k> — <one sentence>.', such as "
-            f"'Figure 1.9 — The patch grid and the tokens for one patch size.', got {caption!r}"
-        )
+    _args.interact_figure(draw, controls, alt, caption)
     widgets = _ipywidgets()
     if widgets is None:
         for name, control in controls.items():
@@ -286,6 +272,8 @@ def interact_figure(
     image = widgets.HTML()
 
     def redraw(_change: object = None) -> None:
+        from matplotlib.figure import Figure
+
         values = {name: slider.value for name, slider in sliders.items()}
         fig = draw(**values)
         if not isinstance(fig, Figure):

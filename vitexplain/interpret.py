@@ -14,16 +14,6 @@ import torch
 from torch import nn
 
 from . import _args
-from ._checks import (
-    check_bool,
-    check_dtype,
-    check_elements,
-    check_int,
-    check_module,
-    check_number,
-    check_size2,
-    check_tensor,
-)
 from .inspection import run_with_hooks
 from .patches import patchify, unpatchify
 
@@ -58,8 +48,7 @@ def attention_rollout(maps: list[torch.Tensor], residual: bool = True) -> torch.
         Tensor of shape (B, N, N): row i says where output token i's information came from; each
         row sums to 1. For a ViT, row 0 is the class token.
     """
-    maps = _args.maps(maps)
-    residual = check_bool("residual", residual)
+    maps, residual = _args.attention_rollout(maps, residual)
     n = maps[0].shape[-1]
     rollout = torch.eye(n, dtype=maps[0].dtype).expand(maps[0].shape[0], n, n)  # (B, N, N)
     for weights in maps:
@@ -99,16 +88,10 @@ def mean_attention_distance(
     Returns:
         Tensor of shape (depth, h): mean distance in pixels, per block and head.
     """
-    maps = _args.maps(maps)
-    rows, cols = check_size2("grid_size", grid_size)
-    patch_size = check_int("patch_size", patch_size)
-    p = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
-    if maps[0].shape[-1] != p + rows * cols:
-        raise ValueError(
-            f"maps have {maps[0].shape[-1]} tokens, expected num_prefix_tokens={p} + grid_size "
-            f"{rows} x {cols} = {p + rows * cols}"
-        )
-    centres = _patch_centres((rows, cols), patch_size)  # (N, 2)
+    maps, grid_size, patch_size, p = _args.mean_attention_distance(
+        maps, grid_size, patch_size, num_prefix_tokens
+    )
+    centres = _patch_centres(grid_size, patch_size)  # (N, 2)
     distance = torch.cdist(centres, centres)  # (N, N) pixels
     out = []
     for weights in maps:
@@ -143,26 +126,13 @@ def occlusion_map(
         Tensor of shape (B, H/P, W/P): the drop in probability per patch (negative when hiding a
         patch makes the model surer).
     """
-    model = check_module("model", model)
-    images = check_dtype("images", check_tensor("images", images, ndim=4), model)
-    value = check_number("value", value)
-    tokens = patchify(images, patch_size)  # (B, N, C*P*P), checks patch_size
+    images, patch_size, target = _args.occlusion_map(model, images, patch_size, value, target)
+    tokens = patchify(images, patch_size)  # (B, N, C*P*P)
     b, n, _ = tokens.shape
-    target = None if target is None else _args.target(target, b)
-    check_elements(
-        f"occluding each of the {n} patches of {b} images: {b} x {n} images of "
-        f"{images.shape[1:].numel():,} values",
-        b * n * images.shape[1:].numel(),
-        images.element_size(),
-    )
     probs = model(images).softmax(-1)  # (B, K)
     if target is None:
         target = probs.argmax(-1)  # (B,)
-    elif len(target) and int(target.max()) >= probs.shape[-1]:
-        raise ValueError(
-            f"target holds class {int(target.max())}, but the model has {probs.shape[-1]} classes "
-            f"(0 .. {probs.shape[-1] - 1})"
-        )
+    target = _args.target_classes(target, probs.shape[-1])
     hidden = tokens[:, None].repeat(1, n, 1, 1)  # (B, N occluded copies, N, C*P*P)
     hidden[:, torch.arange(n), torch.arange(n)] = value  # copy i has patch i hidden
     occluded = unpatchify(hidden.flatten(0, 1), tuple(images.shape[-2:]), patch_size)
@@ -185,12 +155,7 @@ def logit_lens(model: nn.Module, images: torch.Tensor) -> torch.Tensor:
         Tensor of shape (B, depth, K): class probabilities read after block 1, 2, ..., depth; the
         last equals the model's own prediction.
     """
-    model = check_module("model", model)
-    if not all(hasattr(model, a) for a in ("blocks", "norm", "head")):
-        raise TypeError(
-            f"model must be a ViT with blocks, norm and head, got {type(model).__name__}"
-        )
-    images = check_dtype("images", check_tensor("images", images, ndim=4), model)
+    model, images = _args.logit_lens(model, images)
     states: list[torch.Tensor] = []
 
     def keep_class_token(_block: nn.Module, _inputs: tuple, out: torch.Tensor) -> None:
@@ -215,18 +180,8 @@ def embedding_components(model: nn.Module, k: int = 8) -> tuple[torch.Tensor, to
         ``(components, explained)``: components of shape (k, C, P, P), unit length, sign fixed so
         that the largest entry is positive; the share of the filters' variance each explains (k,).
     """
-    from .patches import PatchEmbed
-
-    model = check_module("model", model)
-    if not isinstance(getattr(model, "patch_embed", None), PatchEmbed):
-        raise TypeError(
-            f"model must be a vitexplain ViT (with a patch_embed of linear filters), got "
-            f"{type(model).__name__}: its tokenizer has no P x P patch filters"
-        )
+    model, k = _args.embedding_components(model, k)
     weight = model.patch_embed.proj.weight.detach().double()  # (D, C*P*P)
-    k = check_int("k", k)
-    if k > min(weight.shape):
-        raise ValueError(f"k={k} is more than the {min(weight.shape)} components there are")
     centred = weight - weight.mean(dim=0)
     _, s, vh = torch.linalg.svd(centred, full_matrices=False)  # vh: (r, C*P*P)
     components = vh[:k]
@@ -252,26 +207,10 @@ def rank_correlation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         Tensor of shape (B,) (0-d for 1-D inputs), in [-1, 1], float64. Ties get their average
         rank. A picture whose values are all equal has no ranking: it is refused.
     """
-    a = check_tensor("a", a, min_ndim=1, real=True, values=True)
-    b = check_tensor("b", b, min_ndim=1, real=True, values=True)
-    if a.shape != b.shape:
-        raise ValueError(f"a and b must have one shape, got {tuple(a.shape)} and {tuple(b.shape)}")
+    a, b = _args.rank_correlation(a, b)
     single = a.ndim == 1
     a, b = (a[None] if single else a).flatten(1), (b[None] if single else b).flatten(1)  # (B, M)
-    if a.shape[1] < 2:
-        raise ValueError(
-            f"a and b need at least 2 values per picture to rank, got shape {tuple(a.shape)}"
-        )
     a, b = a.double(), b.double()
-    for name, t in (("a", a), ("b", b)):
-        if not torch.isfinite(t).all():
-            raise ValueError(f"{name} holds NaN or infinite values, which have no rank")
-        flat = (t == t[:, :1]).all(1).nonzero().flatten().tolist()  # constant pictures
-        if flat:
-            raise ValueError(
-                f"{name}[{flat[0]}] is constant ({len(flat)} constant pictures in all): all its "
-                "values tie, so its rank correlation is undefined"
-            )
 
     from scipy.stats import rankdata
 
@@ -289,13 +228,7 @@ def rank_correlation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 def _patch_attention(maps: list[torch.Tensor], num_prefix_tokens: int) -> list[torch.Tensor]:
     """Each block's patch-to-patch attention, rows renormalised over the patch keys, float64."""
-    maps = _args.maps(maps)
-    p = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
-    if maps[0].shape[-1] <= p:
-        raise ValueError(
-            f"num_prefix_tokens must leave patch tokens: maps have {maps[0].shape[-1]} tokens, "
-            f"got num_prefix_tokens={p}"
-        )
+    maps, p = _args.patch_attention(maps, num_prefix_tokens)
     out = []
     for weights in maps:
         w = weights[..., p:, p:].double()  # (B, h, N, N)
@@ -381,15 +314,7 @@ def reference_attention(
         Tensor of shape (1, 1, T, T) with T = prefix + rows * cols; rows sum to 1 (prefix rows
         attend to themselves).
     """
-    rows, cols = check_size2("grid_size", grid_size)
-    p = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
-    kinds = ("self", "neighbours", "uniform", "farthest")
-    if kind not in kinds:
-        raise ValueError(f"kind must be one of {kinds}, got {kind!r}")
-    check_elements(
-        f"grid_size {rows} x {cols}: a map of {p + rows * cols} tokens squared",
-        (p + rows * cols) ** 2,
-    )
+    (rows, cols), kind, p = _args.reference_attention(grid_size, kind, num_prefix_tokens)
     centres = _patch_centres((rows, cols), 1)  # (N, 2) in patch steps
     distance = torch.cdist(centres, centres)  # (N, N)
     n = rows * cols
@@ -422,14 +347,8 @@ def top_k_overlap(a: torch.Tensor, b: torch.Tensor, k: int = 1) -> torch.Tensor:
     Returns:
         Tensor of shape (B,): the share of ``a``'s top k among ``b``'s top k, in [0, 1].
     """
-    a = check_tensor("a", a, min_ndim=1, real=True, finite=True)
-    b = check_tensor("b", b, min_ndim=1, real=True, finite=True)
-    if a.shape != b.shape:
-        raise ValueError(f"a and b must have one shape, got {tuple(a.shape)} and {tuple(b.shape)}")
+    a, b, k = _args.top_k_overlap(a, b, k)
     a, b = a.flatten(1) if a.ndim > 1 else a[:, None], b.flatten(1) if b.ndim > 1 else b[:, None]
-    k = check_int("k", k)
-    if k > a.shape[1]:
-        raise ValueError(f"k must be at most the {a.shape[1]} entries per row, got {k}")
 
     def top(x: torch.Tensor) -> torch.Tensor:
         order = torch.sort(x, dim=1, descending=True, stable=True).indices[:, :k]  # (B, k)

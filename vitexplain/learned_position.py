@@ -13,15 +13,6 @@ import torch
 import torch.nn.functional as F
 
 from . import _args
-from ._checks import (
-    check_dtype,
-    check_elements,
-    check_image_batch,
-    check_int,
-    check_number,
-    check_size2,
-    check_tensor,
-)
 from .position import embedding_similarity
 from .training import fit
 from .vit import ViT
@@ -60,9 +51,7 @@ def position_targets(
         ``(row_targets, col_targets)``: float32 tensors of shape (N, rows) and (N, cols),
         N = rows * cols, one distribution per patch in row-major order.
     """
-    rows, cols = check_size2("grid_size", grid_size)
-    sigma = check_number("sigma", sigma, minimum=0)
-    check_elements(f"targets of grid_size {rows} x {cols}", rows * cols * max(rows, cols))
+    rows, cols, sigma = _args.position_targets(grid_size, sigma)
     r, c = _grid_coordinates(rows, cols)  # (N,) each
     targets = []
     for where, size in ((r, rows), (c, cols)):
@@ -86,14 +75,7 @@ def token_position_logits(model: ViT, images: torch.Tensor) -> torch.Tensor:
     Returns:
         Tensor of shape (B, N, rows + cols): one set of scores per patch token.
     """
-    if not isinstance(model, ViT):
-        raise TypeError(f"model must be a vitexplain ViT, got {type(model).__name__}")
-    images = check_tensor("images", images, ndim=4)
-    images = check_dtype(
-        "images",
-        check_image_batch(images, model.patch_embed.in_chans, model.patch_embed.img_size, "images"),
-        model,
-    )
+    model, images = _args.vit_images(model, images)
     return model.head(model.forward_features(images)[:, 1:])  # (B, N, rows + cols)
 
 
@@ -163,10 +145,7 @@ def grid_neighbours(grid_size: int | tuple[int, int]) -> torch.Tensor:
         Bool tensor of shape (N, N), N = rows * cols, row-major: True where patches a and b are
         one step apart along a row or a column.
     """
-    rows, cols = check_size2("grid_size", grid_size)
-    check_elements(
-        f"the neighbours of grid_size {rows} x {cols}: {rows * cols} squared", (rows * cols) ** 2
-    )
+    rows, cols = _args.grid_neighbours(grid_size)
     r, c = _grid_coordinates(rows, cols)  # (N,) each
     steps = (r[:, None] - r[None]).abs() + (c[:, None] - c[None]).abs()  # (N, N) city-block
     return steps == 1
@@ -188,16 +167,7 @@ def grid_similarity(
         similarity of patch (r, c) with patch (r2, c2), so [r, c] is patch (r, c)'s map, as in
         Figure 7 of Dosovitskiy et al. (2020).
     """
-    table = check_tensor("table", table, real=True, finite=True)
-    if table.ndim == 3 and table.shape[0] == 1:
-        table = table[0]  # (N + prefix, D)
-    rows, cols = check_size2("grid_size", grid_size)
-    prefix = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
-    if table.ndim != 2 or table.shape[0] != prefix + rows * cols:
-        raise ValueError(
-            f"table must have shape ({prefix + rows * cols}, D) for num_prefix_tokens={prefix} "
-            f"and grid_size {rows} x {cols}, got shape {tuple(table.shape)}"
-        )
+    table, (rows, cols), prefix = _args.grid_similarity(table, grid_size, num_prefix_tokens)
     sim = embedding_similarity(table[prefix:].detach().float())  # (N, N)
     return sim.reshape(rows, cols, rows, cols)
 
@@ -215,8 +185,7 @@ def neighbour_wins(similarity: torch.Tensor, margin: float = 1e-3) -> torch.Tens
         exceeds the largest similarity to any other patch (itself excluded) by more than
         ``margin``.
     """
-    sim, near, far = _args.similarity(similarity)
-    margin = check_number("margin", margin, minimum=0)
+    sim, near, far, margin = _args.neighbour_wins(similarity, margin)
     rows, cols = similarity.shape[:2]
     best_near = sim.masked_fill(~near, -torch.inf).amax(1)  # (N,)
     best_far = sim.masked_fill(~far, -torch.inf).amax(1)  # (N,)

@@ -12,18 +12,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ._checks import (
-    check_bool,
-    check_divides,
-    check_elements,
-    check_image,
-    check_index,
-    check_int,
-    check_module,
-    check_number,
-    check_tensor,
-)
-from .data import load_mountains
+from . import _args
 from .patches import patchify, scramble_patches, unpatchify
 
 __all__ = ["filled_patch_outputs", "make_scramble_dataset", "moved_patch_outputs", "swap_patches"]
@@ -106,25 +95,11 @@ def make_scramble_dataset(
         example j is patch ``orders[j, i]`` of the jittered noisy picture (the identity for intact
         examples, 0-based, row-major).
     """
-    n = check_int("n", n, minimum=2)
-    if n % 2:
-        raise ValueError(f"n must be even (intact and scrambled twins), got {n}")
-    seed = check_int("seed", seed, minimum=0)
-    patch_size = check_int("patch_size", patch_size)
-    max_shift = check_int("max_shift", max_shift, minimum=0)
-    noise = check_number("noise", noise, minimum=0.0)
-    return_orders = check_bool("return_orders", return_orders)
-    picture = load_mountains() if image is None else check_image("image", image)
+    n, seed, picture, patch_size, max_shift, noise, return_orders = _args.make_scramble_dataset(
+        n, seed, image, patch_size, max_shift, noise, return_orders
+    )
     height, width = picture.shape
-    check_divides("patch_size", patch_size, height, width)
     num_patches = (height // patch_size) * (width // patch_size)
-    check_elements(f"n={n} pictures of {height} x {width} pixels", n * height * width)
-    if num_patches < 2:
-        raise ValueError(
-            f"a {height} x {width} image has {num_patches} patch of side {patch_size}: "
-            "nothing to scramble"
-        )
-
     rng = np.random.default_rng(seed)
     half = n // 2
     noisy = _jittered_noisy_copies(picture, half, max_shift, noise, rng)  # (n/2, H, W)
@@ -155,11 +130,8 @@ def swap_patches(images: torch.Tensor, patch_size: int, a: int, b: int) -> torch
     Returns:
         A new tensor of the images' shape: patch a holds what patch b held, and b what a held.
     """
-    if not isinstance(images, torch.Tensor) or images.ndim != 4:
-        raise TypeError(f"images must be a tensor of shape (B, C, H, W), got {images!r:.80}")
-    tokens = patchify(images, patch_size).clone()  # (B, N, C*P*P), checks patch_size
-    count = tokens.shape[1]
-    a, b = check_index("a", a, count, "patches"), check_index("b", b, count, "patches")
+    images, patch_size, a, b = _args.swap_patches(images, patch_size, a, b)
+    tokens = patchify(images, patch_size).clone()  # (B, N, C*P*P)
     tokens[:, [a, b]] = tokens[:, [b, a]]  # exchange the two tokens
     return unpatchify(tokens, tuple(images.shape[-2:]), patch_size)  # (B, C, H, W)
 
@@ -185,7 +157,7 @@ def moved_patch_outputs(
         is replaced by a copy of patch k of the same picture (0-based, reading order); the
         diagonal ``[p, p]`` is the output on the unchanged pictures.
     """
-    model, images = check_module("model", model), check_tensor("images", images, ndim=4)
+    model, images, _ = _args.probe(model, images)
     tokens = patchify(images, patch_size)  # (B, N, C*P*P), checks patch_size
     count, size = tokens.shape[1], tuple(images.shape[-2:])
     rows = []
@@ -216,8 +188,7 @@ def filled_patch_outputs(
     Returns:
         Tensor of shape (N, B, K): ``[p]`` is the output after the patch at place p is filled.
     """
-    model, images = check_module("model", model), check_tensor("images", images, ndim=4)
-    value = check_number("value", value)
+    model, images, value = _args.probe(model, images, value)
     tokens = patchify(images, patch_size)  # (B, N, C*P*P), checks patch_size
     count, size = tokens.shape[1], tuple(images.shape[-2:])
     filled = tokens[None].repeat(count, 1, 1, 1)  # (N places, B, N, C*P*P)

@@ -90,12 +90,12 @@ class TokenTransformer(nn.Module):
         qk_scale: float | None = None,
     ) -> None:
         super().__init__()
-        dim, out_dim = check_int("dim", dim), check_int("out_dim", out_dim)
+        dim, out_dim, hidden = _args.token_transformer(dim, out_dim, mlp_ratio)
         self.dim = dim
         self.norm1 = nn.LayerNorm(dim)
         self.attn = TokenAttention(dim, out_dim, num_heads, qkv_bias, qk_scale)
         self.norm2 = nn.LayerNorm(out_dim)
-        self.mlp = Mlp(out_dim, _args.mlp_hidden(out_dim, mlp_ratio))
+        self.mlp = Mlp(out_dim, hidden)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Args:

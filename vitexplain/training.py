@@ -17,11 +17,6 @@ import torch.nn.functional as F
 from torch import nn
 
 from . import _args
-from ._checks import (
-    check_int,
-    check_module,
-    check_tensor,
-)
 
 __all__ = ["evaluate", "fit", "random_shift", "train_classifier"]
 
@@ -83,9 +78,7 @@ def evaluate(
     Returns:
         (loss, accuracy): the mean loss per example and the fraction of right answers in [0, 1].
     """
-    model = check_module("model", model)
-    images, labels = _args.labelled(model, images, labels)
-    batch_size = check_int("batch_size", batch_size)
+    model, images, labels, batch_size = _args.evaluate(model, images, labels, batch_size)
     was_training = model.training
     model.eval()
     total_loss, correct = 0.0, 0
@@ -115,15 +108,7 @@ def random_shift(images: torch.Tensor, max_shift: int, generator: torch.Generato
     Returns:
         Tensor of shape (B, C, H, W), the shifted images.
     """
-    images = check_tensor("images", images, ndim=4)
-    max_shift = check_int("max_shift", max_shift, minimum=0)
-    if max_shift >= min(images.shape[-2:]):
-        raise ValueError(
-            f"max_shift must be smaller than the images' height and width "
-            f"{tuple(images.shape[-2:])}, got {max_shift}"
-        )
-    if not isinstance(generator, torch.Generator):
-        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+    images, max_shift, generator = _args.random_shift(images, max_shift, generator)
     if max_shift == 0:
         return images
     b, c, h, w = images.shape

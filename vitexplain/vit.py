@@ -34,12 +34,10 @@ class Mlp(nn.Module):
         self, in_features: int, hidden_features: int | None = None, out_features: int | None = None
     ) -> None:
         super().__init__()
-        in_features, hidden_features, out_features = _args.mlp(
-            in_features, hidden_features, out_features
-        )
-        self.fc1 = nn.Linear(in_features, hidden_features)
+        in_features, hidden, out = _args.mlp(in_features, hidden_features, out_features)
+        self.fc1 = nn.Linear(in_features, hidden)
         self.act = nn.GELU()
-        self.fc2 = nn.Linear(hidden_features, out_features)
+        self.fc2 = nn.Linear(hidden, out)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Args:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from .. import _args
-from .._checks import check_array, check_int
 from ..patches import scramble_patches
 from .core import (
     ATTENTION_CMAP,
@@ -20,6 +18,10 @@ from .core import (
     show_matrix,
 )
 from .patches import show_patch_grid
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "show_attention_heads",
@@ -139,9 +141,7 @@ def show_scrambled_patches(
         The figure, with two axes.
     """
 
-    image = check_array("image", image, ndim=2)
-    if isinstance(titles, str) or len(titles) != 2:
-        raise ValueError(f"titles must be two titles (original, scrambled), got {titles!r}")
+    image = _args.show_scrambled_patches(image, titles)
     scrambled = scramble_patches(image, patch_size, order)  # (H, W); validates order
     fig, (left, right) = axes_grid(2, 2, figsize)
     show_patch_grid(image, patch_size, ax=left, title=titles[0])
@@ -181,14 +181,8 @@ def show_attention_heads(
         The figure: h heat-map axes, then the colour bar's axes.
     """
 
-    weights = check_array("weights", weights, drawable=True)
-    if weights.ndim != 3 or weights.shape[1] != weights.shape[2]:
-        raise ValueError(f"weights must have shape (h, N, N), got shape {weights.shape}")
-    heads, n, _ = weights.shape
-    ncols = check_int("ncols", ncols)
-    labels = list(range(1, n + 1)) if labels is None else list(labels)
-    if len(labels) != n:
-        raise ValueError(f"labels has {len(labels)} entries for {n} tokens")
+    weights, ncols, labels = _args.show_attention_heads(weights, ncols, labels)  # (h, N, N)
+    heads = len(weights)
     from matplotlib.colors import PowerNorm
 
     norm = PowerNorm(0.5, vmin=float(weights.min()), vmax=float(weights.max()))

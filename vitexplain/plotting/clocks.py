@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
-from .._checks import check_array
+from .. import _args
 from ..position import clock_pairs, clock_periods, sinusoid_encoding
 from .core import (
     fixed_figure,
     show_embedding,
 )
 from .position import POSITION_CMAP, base_label, period_label
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "show_clock_explorer",
@@ -92,13 +95,7 @@ def show_clocks(
         axes, and a colour bar for the position.
     """
 
-    table = check_array("table", table)
-    if table.ndim != 2 or table.shape[1] < 2:
-        raise ValueError(f"table must have shape (L, D) with D >= 2, got shape {table.shape}")
-    pairs = clock_pairs(table.shape[1]) if pairs is None else list(pairs)
-    num_pairs = table.shape[1] // 2
-    if not 0 < len(pairs) <= 9 or not all(0 <= p < num_pairs for p in pairs):
-        raise ValueError(f"pairs must hold 1 to 9 indices in [0, {num_pairs}), got {pairs}")
+    table, pairs = _args.show_clocks(table, pairs)
     fig = fixed_figure(figsize)
     ax = fig.add_axes((0.01, 0.05, 0.84, 0.94))
     _draw_clocks(ax, fig.add_axes((0.87, 0.15, 0.03, 0.7)), table, base, pairs)

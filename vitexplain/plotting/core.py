@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
-from .._checks import check_array, check_number
+from .. import _args
+from .._checks import check_array
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "annotate_cells",
@@ -18,6 +22,7 @@ __all__ = [
     "outline_cells",
     "EMBEDDING_CMAP",
     "new_axes",
+    "new_figure",
     "PICTURE_CMAP",
     "show_embedding",
     "show_image",
@@ -44,13 +49,27 @@ def _format(fmt: str, value: float) -> str:
     raise ValueError(f"fmt must be a format string such as '{{:.2f}}' or '%.2f', got {fmt!r}")
 
 
+def new_figure(
+    figsize: tuple[float, float], layout: str | None = "constrained", **kwargs: object
+) -> Figure:
+    """An empty figure (``matplotlib.figure.Figure``, no pyplot state), laid out by ``layout``.
+
+    matplotlib is imported here, when the first figure is drawn, not by ``import vitexplain``.
+    """
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=figsize, layout=layout, **kwargs)
+
+
 def new_axes(ax: Axes | None = None, figsize: tuple[float, float] = (6, 4)) -> tuple[Figure, Axes]:
     """Return ``(figure, axes)``: the given axes and their figure, or a new single-axes figure."""
     if ax is not None:
+        from matplotlib.axes import Axes
+
         if not isinstance(ax, Axes):
             raise TypeError(f"ax must be a matplotlib Axes (or None), got {type(ax).__name__}")
         return ax.figure, ax
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = new_figure(figsize)
     return fig, fig.add_subplot()
 
 
@@ -87,8 +106,7 @@ def show_image(
     Returns:
         The figure.
     """
-    image = check_array("image", image, ndim=2, drawable=True)
-    vmin, vmax = check_number("vmin", vmin), check_number("vmax", vmax)
+    image, vmin, vmax = _args.show_image(image, vmin, vmax)
     fig, ax = new_axes(ax, figsize)
     im = ax.imshow(image, cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest")
     ax.set_xlabel("column (pixels)")
@@ -135,21 +153,11 @@ def show_matrix(
     Returns:
         The figure.
     """
-    matrix = check_array("matrix", matrix, ndim=2, drawable=True)
-    if not isinstance(fmt, str):
-        raise TypeError(f"fmt must be a format string such as '{{:.2f}}', got {fmt!r}")
-    vmin = float(np.nanmin(matrix)) if vmin is None else check_number("vmin", vmin)
-    vmax = float(np.nanmax(matrix)) if vmax is None else check_number("vmax", vmax)
+    matrix, vmin, vmax = _args.show_matrix(matrix, fmt, vmin, vmax, xticklabels, yticklabels)
     fig, ax = new_axes(ax, figsize)
     im = ax.imshow(matrix, cmap=cmap, vmin=vmin, vmax=vmax, aspect=aspect, interpolation="nearest")
     if annotate:
         annotate_cells(ax, matrix, fmt=fmt, cmap=cmap, vmin=vmin, vmax=vmax, fontsize=9)
-    for name, labels, count in (
-        ("xticklabels", xticklabels, matrix.shape[1]),
-        ("yticklabels", yticklabels, matrix.shape[0]),
-    ):
-        if labels is not None and len(labels) != count:
-            raise ValueError(f"{name} has {len(labels)} labels for {count} cells")
     if xticklabels is not None:
         ax.set_xticks(range(matrix.shape[1]), xticklabels)
     if yticklabels is not None:
@@ -208,7 +216,7 @@ def axes_grid(
         raise ValueError(f"axes_grid needs count >= 1 and ncols >= 1, got {count} and {ncols}")
     ncols = min(ncols, count)
     nrows = -(-count // ncols)  # ceil
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = new_figure(figsize)
     axes = list(fig.subplots(nrows, ncols, squeeze=False, **subplots_kw).ravel())
     for ax in axes[count:]:
         fig.delaxes(ax)
@@ -230,7 +238,7 @@ def fixed_figure(figsize: tuple[float, float], **margins: float) -> Figure:
     Returns:
         The empty figure.
     """
-    fig = Figure(figsize=figsize)
+    fig = new_figure(figsize, layout=None)
     if margins:
         fig.subplots_adjust(**margins)
     return fig
@@ -258,11 +266,7 @@ def annotate_cells(
         cmap, vmin, vmax: the heat map's colour map and limits (the data's range when None).
         fontsize: text size.
     """
-    values = check_array("values", values)
-    if values.ndim != 2:
-        raise ValueError(f"values must have shape (R, C), got shape {values.shape}")
-    if labels is not None and len(labels) != values.size:
-        raise ValueError(f"labels has {len(labels)} entries for {values.size} cells")
+    values = _args.annotate_cells(values, labels)
     vmin = float(values.min()) if vmin is None else vmin
     vmax = float(values.max()) if vmax is None else vmax
     for n, ((r, c), value) in enumerate(np.ndenumerate(values)):

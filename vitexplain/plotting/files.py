@@ -12,14 +12,16 @@ from __future__ import annotations
 import base64
 import html
 import os
-import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 
-from .._checks import check_elements, check_number
+from .. import _args
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "display_figure",
@@ -45,7 +47,7 @@ def figure_to_array(fig: Figure) -> np.ndarray:
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    _check_figure(fig)
+    _args.figure(fig)
     canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
     canvas.draw()
     return np.asarray(canvas.buffer_rgba())[..., :3].copy()
@@ -54,43 +56,10 @@ def figure_to_array(fig: Figure) -> np.ndarray:
 FIGURES_DIR_VARIABLE = "VITEXPLAIN_FIGURES_DIR"
 """The environment variable naming the folder :func:`display_figure` also saves into."""
 
-_MIN_ALT_WORDS = 4
-
 
 def _figures_dir() -> Path | None:
     folder = os.environ.get(FIGURES_DIR_VARIABLE)
     return Path(folder) if folder else None
-
-
-def _check_figure(fig: object) -> None:
-    if not isinstance(fig, Figure):
-        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
-
-
-def _check_display_args(name: object, alt: object, caption: object) -> None:
-    if name is not None and (
-        not isinstance(name, str) or not name or Path(name).name != name or "." in name
-    ):
-        raise ValueError(
-            f"name must be a bare file name without folder or suffix, such as '01_token12' "
-            f"(or None: never saved), got {name!r}"
-        )
-    if not isinstance(alt, str):
-        raise TypeError(f"alt must be a str (a sentence saying what the figure shows), got {alt!r}")
-    if len(alt.split()) < _MIN_ALT_WORDS:
-        raise ValueError(
-            f"alt must say what the figure shows in at least {_MIN_ALT_WORDS} words, got {alt!r}"
-        )
-    if caption is not None and (
-        not isinstance(caption, str) or not _CAPTION_PATTERN.fullmatch(caption)
-    ):
-        raise ValueError(
-            "caption must read 'Figure <notebook>.<k> — <one sentence>.', such as "
-            f"'Figure 1.2 — Token 12 as a strip of 400 numbers.', got {caption!r}"
-        )
-
-
-_CAPTION_PATTERN = re.compile(r"Figure \d+\.\d+ — \S.*")
 
 
 def figure_html(data: bytes, image_format: str, alt: str, caption: str | None) -> str:
@@ -153,7 +122,7 @@ def display_figure(
         caption: one numbered sentence shown under the figure, ``"Figure 1.2 — ..."``.
         dpi: resolution of the PNG.
     """
-    _check_display_args(name, alt, caption)
+    _args.display(name, alt, caption)
     _save_and_show(figure_to_png(fig, dpi=dpi), name, "png", alt, caption)
 
 
@@ -178,7 +147,7 @@ def display_gif(
         caption: one numbered sentence shown under the animation, ``"Figure 5.1 — ..."``.
         fps: frames per second.
     """
-    _check_display_args(name, alt, caption)
+    _args.display(name, alt, caption)
     _save_and_show(gif_bytes(frames, fps=fps), name, "gif", alt, caption)
 
 
@@ -209,20 +178,6 @@ def save_figure(fig: Figure, path: str | Path, dpi: int = 100) -> Path:
     return path
 
 
-def _as_uint8(frame: np.ndarray, index: int) -> np.ndarray:
-    """A frame as uint8: floats in [0, 1] are scaled by 255, integers must lie in 0..255."""
-    frame = np.asarray(frame)
-    if frame.dtype == np.uint8:
-        return frame
-    if np.issubdtype(frame.dtype, np.floating):
-        if frame.min() < 0 or frame.max() > 1:
-            raise ValueError(f"frames[{index}] holds floats outside [0, 1]: scale it to 0..1 first")
-        return np.round(frame * 255).astype(np.uint8)
-    if np.issubdtype(frame.dtype, np.integer) and frame.min() >= 0 and frame.max() <= 255:
-        return frame.astype(np.uint8)
-    raise ValueError(f"frames[{index}] must be uint8 (or floats in [0, 1]), got {frame.dtype}")
-
-
 def gif_bytes(frames: Sequence[np.ndarray], fps: float = 10.0) -> bytes:
     """Encode frames as a looping GIF with one shared palette, in memory.
 
@@ -243,19 +198,7 @@ def gif_bytes(frames: Sequence[np.ndarray], fps: float = 10.0) -> bytes:
 
     from PIL import Image
 
-    if isinstance(frames, str | bytes) or not hasattr(frames, "__iter__"):
-        raise TypeError(
-            f"frames must be a sequence of (H, W, 3) arrays, got {type(frames).__name__}"
-        )
-    frames = list(frames)  # a generator of frames too
-    if len(frames) == 0:
-        raise ValueError("frames is empty: a GIF needs at least one frame")
-    shapes = {np.shape(f) for f in frames}
-    if len(shapes) != 1 or len(next(iter(shapes))) != 3 or next(iter(shapes))[2] != 3:
-        raise ValueError(f"frames must all have one shape (H, W, 3), got shapes {sorted(shapes)}")
-    # a GIF counts a frame's time in hundredths of a second: 100 fps is the fastest it can say
-    fps = check_number("fps", fps, minimum=0, inclusive=False, maximum=100)
-    frames = [_as_uint8(f, i) for i, f in enumerate(frames)]
+    frames, fps = _args.gif_bytes(frames, fps)  # uint8 (H, W, 3) each
     sample = np.linspace(0, len(frames) - 1, min(len(frames), 8)).round().astype(int)
     stacked = np.concatenate([np.asarray(frames[i], dtype=np.uint8)[::2, ::2] for i in sample])
     palette = Image.fromarray(stacked).quantize(colors=256, dither=Image.Dither.NONE)
@@ -309,14 +252,7 @@ def figure_to_png(fig: Figure, dpi: int = 100) -> bytes:
 
     from PIL import Image
 
-    _check_figure(fig)
-    dpi = check_number("dpi", dpi, minimum=1)
-    width, height = fig.get_size_inches()
-    check_elements(
-        f"a PNG of a {width:g} x {height:g} inch figure at dpi={dpi:g}",
-        int(width * dpi) * int(height * dpi) * 4,
-        bytes_per=1,
-    )
+    dpi = _args.figure_to_png(fig, dpi)
     buffer = BytesIO()
     try:
         fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})

@@ -3,28 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
-from matplotlib.figure import Figure
 
 from .. import _args
-from .._checks import (
-    check_array,
-    check_index,
-    check_int,
-    check_number,
-    check_str,
-    describe,
-)
 from .core import (
     ATTENTION_CMAP,
     EMBEDDING_CMAP,
     PICTURE_CMAP,
     SIMILARITY_CMAP,
     axes_grid,
+    new_figure,
 )
 from .learned_position import position_similarity_mosaic
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "show_attention_locality",
@@ -35,37 +31,6 @@ __all__ = [
     "show_probe_comparison",
     "show_vit_figure7",
 ]
-
-
-def _pictures(name: str, images: object, count: int | None = None, counted: str = "") -> np.ndarray:
-    """Pictures (n, H, W) from (n, H, W) or (n, 1, H, W), ``count`` of them (one per entry of
-    the argument named ``counted``) when given."""
-    images = check_array(name, images, ndim=(3, 4))
-    if images.ndim == 4:
-        if images.shape[1] != 1:
-            raise ValueError(
-                f"{name} must be grey pictures (n, H, W) or (n, 1, H, W), got shape {images.shape}"
-            )
-        images = images[:, 0]
-    if count is not None and len(images) != count:
-        raise ValueError(
-            f"{name} holds {len(images)} pictures, but {counted} has {count} entries: one each"
-        )
-    return images  # (n, H, W)
-
-
-def _labels(name: str, values: object, count: int) -> list:
-    """``count`` labels (ints or strs) from a sequence, array or tensor."""
-    if isinstance(values, str) or not hasattr(values, "__len__"):
-        raise TypeError(f"{name} must be a sequence of {count} labels, got {describe(values)}")
-    values = (
-        list(check_array("values", values))
-        if not isinstance(values, list | tuple)
-        else list(values)
-    )
-    if len(values) != count:
-        raise ValueError(f"{name} has {len(values)} entries for {count} pictures")
-    return values
 
 
 def _bare(ax) -> None:
@@ -87,11 +52,7 @@ def show_digits(
     Returns:
         The figure: one small axes per picture, titled "label" or "label -> prediction".
     """
-    images = _pictures("images", images)  # (n, H, W)
-    labels = _labels("labels", labels, len(images))
-    if predictions is not None:
-        predictions = _labels("predictions", predictions, len(images))
-    ncols = check_int("ncols", ncols)
+    images, labels, predictions, ncols = _args.show_digits(images, labels, predictions, ncols)
     fig, axes = axes_grid(
         len(images), ncols, (1.0 * min(ncols, len(images)), 1.2 * -(-len(images) // ncols))
     )
@@ -122,7 +83,7 @@ def show_class_token_maps(
     image, maps, rows, cols = _args.class_token_maps(image, maps, grid_size)
     depth, heads = maps.shape[:2]
     cls = maps[:, :, 0, 1:].reshape(depth, heads, rows, cols)  # (depth, h, rows, cols)
-    fig = Figure(figsize=(1.3 * (heads + 1) + 0.6, 1.3 * depth), layout="constrained")
+    fig = new_figure((1.3 * (heads + 1) + 0.6, 1.3 * depth))
     grid = fig.add_gridspec(depth, heads + 1)
     ax = fig.add_subplot(grid[:, 0])
     ax.imshow(image, cmap="gray_r", vmin=0, vmax=1, interpolation="nearest")
@@ -155,21 +116,10 @@ def show_looks_and_uses(images, rollout, occlusion, titles: Sequence[str]) -> Fi
         The figure: three rows (picture, rollout, occlusion) of k panels; rollout in the
         attention colours, occlusion diverging around 0 (red: the answer needs the patch).
     """
-    if isinstance(titles, str) or not isinstance(titles, Sequence) or not titles:
-        raise TypeError(f"titles must be a non-empty sequence of str, got {describe(titles)}")
-    titles = [check_str(f"titles[{i}]", t) for i, t in enumerate(titles)]
+    images, rollout, occlusion, titles = _args.show_looks_and_uses(
+        images, rollout, occlusion, titles
+    )
     k = len(titles)
-    images = _pictures("images", images, k, "titles")
-    rollout = check_array("rollout", rollout, ndim=3)
-    occlusion = check_array("occlusion", occlusion, ndim=3)
-    for name, maps in (("rollout", rollout), ("occlusion", occlusion)):
-        if len(maps) != k:
-            raise ValueError(f"{name} holds {len(maps)} maps for {k} titles: one each")
-    if rollout.shape != occlusion.shape:
-        raise ValueError(
-            f"rollout and occlusion must have one shape (k, rows, cols), got {rollout.shape} "
-            f"and {occlusion.shape}"
-        )
     fig, axes = axes_grid(3 * k, k, (1.5 * k + 1.2, 4.8))
     span = float(np.abs(occlusion).max()) or 1.0
     for i in range(k):
@@ -197,17 +147,12 @@ def show_logit_lens(probabilities, label: int) -> Figure:
     Returns:
         The figure: a depth x K heat map of probabilities, the true class's column outlined.
     """
+    probs, label = _args.show_logit_lens(probabilities, label)
+    depth, classes = probs.shape
+
     from matplotlib.patches import Rectangle
 
-    probs = check_array("probabilities", probabilities)
-    if probs.ndim != 2:
-        hint = ": pass one picture's, probabilities[i]" if probs.ndim == 3 else ""
-        raise ValueError(
-            f"probabilities must have shape (depth, K), one picture's, got {probs.shape}{hint}"
-        )
-    depth, classes = probs.shape
-    label = check_index("label", label, classes, "classes")
-    fig = Figure(figsize=(5.5, 0.5 * depth + 1.2), layout="constrained")
+    fig = new_figure((5.5, 0.5 * depth + 1.2))
     ax = fig.add_subplot()
     im = ax.imshow(probs, cmap=PICTURE_CMAP, vmin=0, vmax=1, aspect="auto")
     ax.add_patch(Rectangle((label - 0.5, -0.5), 1, depth, fill=False, edgecolor="#ffb000", lw=2))
@@ -233,16 +178,11 @@ def show_vit_figure7(
     Returns:
         The figure: left the components, centre the similarity mosaic, right distance vs depth.
     """
-    components = check_array("components", components, ndim=4)
-    explained = check_array("explained", explained, ndim=1)
-    distances = check_array("distances", distances, ndim=2)
-    uniform_distance = check_number("uniform_distance", uniform_distance, minimum=0)
+    components, explained, distances, uniform_distance = _args.show_vit_figure7(
+        components, explained, distances, uniform_distance
+    )
     k = len(components)
-    if len(explained) != k or k == 0:
-        raise ValueError(
-            f"explained must hold one share per component, got {len(explained)} for {k}"
-        )
-    fig = Figure(figsize=(11, 3.4), layout="constrained")
+    fig = new_figure((11, 3.4))
     outer = fig.add_gridspec(1, 3, width_ratios=[1.1, 1.1, 1.2])
     left = outer[0].subgridspec(2, -(-k // 2))
     for i in range(k):
@@ -290,25 +230,9 @@ def show_attention_locality(
         The figure: three panels side by side, each a point per head against the block (heads
         in separate colours, slightly offset), with the references as dashed lines.
     """
-    names = ("distances", "entropy", "top_share")
-    values = [
-        check_array(n, a, ndim=2, finite=True)
-        for n, a in zip(names, (distances, entropy, top_share), strict=True)
-    ]
+    values = _args.show_attention_locality(distances, entropy, top_share, references)
     depth, heads = values[0].shape
-    for name, value in zip(names[1:], values[1:], strict=True):
-        if value.shape != (depth, heads):
-            raise ValueError(
-                f"{name} must have the shape of distances {(depth, heads)}, got {value.shape}"
-            )
-    if not isinstance(references, dict) or not all(
-        isinstance(k, str) and np.shape(v) == (3,) for k, v in references.items()
-    ):
-        raise TypeError(
-            "references must be a dict {name: (distance, entropy, top share)}, "
-            f"got {references!r}"
-        )
-    fig = Figure(figsize=(11, 3.4), layout="constrained")
+    fig = new_figure((11, 3.4))
     axes = fig.subplots(1, 3)
     labels = (
         "mean attention distance (pixels)",
@@ -344,13 +268,10 @@ def show_probe_comparison(black_share, moved_share) -> Figure:
         The figure: a 1 x N strip for the black patch above the N x N table of moved patches,
         places along the same horizontal axis, on one 0..1 colour scale with its bar.
     """
-    black = check_array("black_share", black_share, ndim=1, finite=True)
-    moved = check_array("moved_share", moved_share, ndim=2, finite=True).copy()
+    black, moved = _args.show_probe_comparison(black_share, moved_share)
     count = len(black)
-    if moved.shape != (count, count):
-        raise ValueError(f"moved_share must have shape {(count, count)}, got {moved.shape}")
     np.fill_diagonal(moved, np.nan)
-    fig = Figure(figsize=(6.4, 6.6), layout="constrained")
+    fig = new_figure((6.4, 6.6))
     top, bottom = fig.subplots(2, 1, height_ratios=[1, count], sharex=True)
     style = {"cmap": "viridis", "vmin": 0, "vmax": 1, "aspect": "equal"}
     top.imshow(black[None], **style)

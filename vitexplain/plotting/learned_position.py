@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
-from matplotlib.figure import Figure
 
-from .._checks import check_array, check_int, describe
-from .core import SIMILARITY_CMAP
+from .. import _args
+from .core import SIMILARITY_CMAP, new_figure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["position_similarity_mosaic", "show_position_similarity"]
 
@@ -25,10 +28,7 @@ def position_similarity_mosaic(similarity: np.ndarray | torch.Tensor, gap: int =
         float64 array of shape (H * (H + gap) - gap, W * (W + gap) - gap): tile (r, c) is the
         map of patch (r, c), at rows r * (H + gap) ... and columns c * (W + gap) ....
     """
-    sim = check_array("similarity", similarity).astype(np.float64)
-    if sim.ndim != 4 or sim.shape[2:] != sim.shape[:2]:
-        raise ValueError(f"similarity must have shape (H, W, H, W), got {sim.shape}")
-    gap = check_int("gap", gap, minimum=0)
+    sim, gap = _args.position_similarity_mosaic(similarity, gap)
     rows, cols = sim.shape[:2]
     mosaic = np.full((rows * (rows + gap) - gap, cols * (cols + gap) - gap), np.nan)
     for r in range(rows):
@@ -59,19 +59,10 @@ def show_position_similarity(
         The figure: one panel per entry, stacked in one column (it fits a phone's width), a
         diverging map with limits -1..1 and one colour bar.
     """
-    if isinstance(similarities, str) or not isinstance(similarities, Sequence):
-        raise TypeError(
-            f"similarities must be a sequence of (H, W, H, W) arrays, got {describe(similarities)}"
-        )
-    maps = [check_array(f"similarities[{i}]", s, ndim=4) for i, s in enumerate(similarities)]
-    if not maps or len(titles) != len(maps) or len({m.shape for m in maps}) != 1:
-        raise ValueError(
-            "similarities must be one or more arrays of one shape with one title each, got "
-            f"shapes {[m.shape for m in maps]} and {len(titles)} titles"
-        )
+    maps = _args.show_position_similarity(similarities, titles)
     mosaics = [position_similarity_mosaic(m) for m in maps]
     rows, cols = maps[0].shape[:2]
-    fig = Figure(figsize=figsize or (4.8, 1.9 * len(maps) + 0.3), layout="constrained")
+    fig = new_figure(figsize or (4.8, 1.9 * len(maps) + 0.3))
     axes = np.atleast_1d(fig.subplots(len(maps), 1))
     for n, (ax, mosaic, title) in enumerate(zip(axes, mosaics, titles, strict=True)):
         image = ax.imshow(mosaic, cmap=SIMILARITY_CMAP, vmin=-1, vmax=1, interpolation="nearest")

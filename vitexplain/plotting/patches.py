@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
-from .._checks import check_array, check_divides, check_image, check_index, check_int
+from .. import _args
 from ..patches import patchify
 from .core import (
     PICTURE_CMAP,
@@ -20,6 +19,10 @@ from .core import (
     show_matrix,
     text_colour,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "show_patch_and_token",
@@ -54,18 +57,13 @@ def show_patch_grid(
     Returns:
         The figure.
     """
-    image = check_image("image", image)
+    image, patch_size, labels, highlight = _args.show_patch_grid(
+        image, patch_size, labels, highlight
+    )
     height, width = image.shape
-    patch_size = check_divides("patch_size", check_int("patch_size", patch_size), height, width)
-    rows, cols = height // patch_size, width // patch_size
-    if highlight is not None:
-        highlight = check_index("highlight", highlight, rows * cols, "patches")
+    cols = width // patch_size
     fig = show_image(image, ax=ax, title=title, figsize=figsize)
     ax = ax or fig.axes[0]
-    if labels is None:
-        labels = range(1, rows * cols + 1)
-    if len(labels) != rows * cols:
-        raise ValueError(f"labels has {len(labels)} entries for {rows * cols} patches")
     for edge in range(0, height + 1, patch_size):
         ax.axhline(edge - 0.5, color="white", lw=1)
     for edge in range(0, width + 1, patch_size):
@@ -116,16 +114,8 @@ def show_patch_and_token(
     Returns:
         The figure.
     """
-    patch = check_array("patch", patch)
-    if number is not None:
-        number = check_int("number", number)  # 1-based
-    if highlight_row is not None:
-        highlight_row = check_int("highlight_row", highlight_row, minimum=0)
-    if patch.ndim != 2 or patch.shape[0] != patch.shape[1]:
-        raise ValueError(f"patch must be a square array of shape (P, P), got shape {patch.shape}")
+    patch, number, highlight_row = _args.show_patch_and_token(patch, number, highlight_row)
     size = patch.shape[0]
-    if highlight_row is not None and not 0 <= highlight_row < size:
-        raise ValueError(f"highlight_row must be in 0..{size - 1}, got {highlight_row}")
     if axes is None:
         fig, (ax_patch, ax_strip) = axes_grid(2, 2, figsize, width_ratios=[1, 4])
     else:
@@ -179,12 +169,10 @@ def show_token_matrix(
     Returns:
         The figure.
     """
+    tokens = _args.show_token_matrix(tokens)
+    count, length = tokens.shape
     from matplotlib.ticker import MaxNLocator
 
-    tokens = check_array("tokens", tokens, drawable=True)
-    if tokens.ndim != 2:
-        raise ValueError(f"tokens must have shape (N, L), got shape {tokens.shape}")
-    count, length = tokens.shape
     fig = show_matrix(
         tokens,
         ax=ax,
@@ -225,11 +213,7 @@ def show_tokenization(
         The figure: the patch grid on the left, the (N, P*P) token matrix on the right.
     """
 
-    image = check_array("image", image)
-    if image.ndim != 2:
-        raise ValueError(f"image must have shape (H, W), got shape {image.shape}")
-    patch_size = check_int("patch_size", patch_size)
-    max_labels = check_int("max_labels", max_labels, minimum=0)
+    image, patch_size, max_labels = _args.show_tokenization(image, patch_size, max_labels)
     tokens = patchify(torch.as_tensor(image)[None, None], patch_size)[0]  # (N, P*P)
     count, length = tokens.shape
     rows, cols = image.shape[0] // patch_size, image.shape[1] // patch_size

@@ -7,21 +7,19 @@ The clocks are in ``plotting/clocks.py``, similarities and resizing in
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import torch
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
-from .._checks import check_array, check_int, check_number, describe
+from .. import _args
+from .._checks import check_number
 from ..position import clock_periods
-from .core import (
-    EMBEDDING_CMAP,
-    PICTURE_CMAP,
-    new_axes,
-    show_embedding,
-)
+from .core import EMBEDDING_CMAP, PICTURE_CMAP, new_axes, new_figure, show_embedding
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "POSITION_CMAP",
@@ -83,7 +81,7 @@ def _heat_map_bands(
     heights = [band.matrix.shape[0] * row_px for band in bands]
     width = left + max(widths) + right
     height = top + sum(heights) + gap * (len(bands) - 1) + bottom
-    fig = Figure(figsize=(width / _DPI, height / _DPI), dpi=_DPI)
+    fig = new_figure((width / _DPI, height / _DPI), layout=None, dpi=_DPI)
     y = height - top
     groups: dict[str, list] = {}  # colour bar label -> [(image, bottom, height) of its bands]
     for band, w, h in zip(bands, widths, heights, strict=True):
@@ -128,13 +126,7 @@ def show_table_bands(
     Returns:
         The figure: ``parts`` heat maps (diverging map, limits -1..1) sharing one colour bar.
     """
-    table = check_array("table", table)
-    if table.ndim != 2:
-        raise ValueError(f"table must have shape (L, D), got shape {table.shape}")
-    parts = check_int("parts", parts)
-    column_px = check_number("column_px", column_px)
-    if not 1 <= parts <= table.shape[1] or column_px < 1:
-        raise ValueError(f"need 1 <= parts <= D and column_px >= 1, got {parts} and {column_px}")
+    table, parts, column_px = _args.show_table_bands(table, parts, column_px)
     edges = np.linspace(0, table.shape[1], parts + 1).round().astype(int)
     bands = []
     for n, (c0, c1) in enumerate(zip(edges[:-1], edges[1:], strict=True)):
@@ -163,16 +155,7 @@ def show_columns(
     Returns:
         The figure: one line per column, labelled with its pair and that pair's period in tokens.
     """
-    table = check_array("table", table)
-    if table.ndim != 2:
-        raise ValueError(f"table must have shape (L, D), got shape {table.shape}")
-    if isinstance(columns, str) or not isinstance(columns, Sequence | np.ndarray):
-        raise TypeError(f"columns must be a sequence of column indices, got {describe(columns)}")
-    columns = [check_int(f"columns[{i}]", c, minimum=0) for i, c in enumerate(columns)]
-    if not columns or not all(0 <= c < table.shape[1] for c in columns):
-        raise ValueError(
-            f"columns must be indices in [0, {table.shape[-1]}) of an (L, D) table, got {columns}"
-        )
+    table, columns = _args.show_columns(table, columns)
     periods = clock_periods(table.shape[1], base)
     fig, ax = new_axes(None, figsize)
     for n, column in enumerate(columns):
@@ -209,12 +192,7 @@ def show_tokens_plus_embedding(
     Returns:
         The figure: three heat maps, each with its colour bar; the sum is drawn with limits -1..2.
     """
-    tokens, embedding = check_array("tokens", tokens), check_array("embedding", embedding)
-    if tokens.ndim != 2 or tokens.shape != embedding.shape:
-        raise ValueError(
-            f"tokens and embedding must have the same shape (N, D), got {tokens.shape} "
-            f"and {embedding.shape}"
-        )
+    tokens, embedding = _args.show_tokens_plus_embedding(tokens, embedding)
     bands = [
         _Band(tokens, "tokens", PICTURE_CMAP, 0, 1, "grey level"),
         _Band(embedding, "position embedding", EMBEDDING_CMAP, -1, 1, "value"),
@@ -243,18 +221,8 @@ def show_embedding_bases(
         The figure: one heat map per table (diverging map, limits -1..1), stacked in one column
         (it fits a phone's width), and a shared colour bar.
     """
-    for name, value in (("tables", tables), ("bases", bases)):
-        if isinstance(value, str) or not isinstance(value, Sequence | np.ndarray):
-            raise TypeError(f"{name} must be a sequence, got {describe(value)}")
-    if len(tables) != len(bases) or not tables:
-        raise ValueError(
-            f"need one base per table, got {len(tables)} tables and {len(bases)} bases"
-        )
-    tables = [check_array(f"tables[{i}]", t, ndim=2) for i, t in enumerate(tables)]
-    bases = [
-        check_number(f"bases[{i}]", b, minimum=1, inclusive=False) for i, b in enumerate(bases)
-    ]
-    fig = Figure(figsize=figsize or (4.5, 2.0 * len(tables) + 0.4), layout="constrained")
+    tables, bases = _args.show_embedding_bases(tables, bases)
+    fig = new_figure(figsize or (4.5, 2.0 * len(tables) + 0.4))
     axes = np.atleast_1d(fig.subplots(len(tables), 1, sharex=True))
     for n, (ax, table, base) in enumerate(zip(axes, tables, bases, strict=True)):
         show_embedding(
@@ -287,18 +255,9 @@ def show_frequencies(
     Returns:
         The figure: one line per base, log y axis, labelled.
     """
+    frequencies = _args.show_frequencies(frequencies)
     from matplotlib.ticker import NullLocator
 
-    if not isinstance(frequencies, dict):
-        raise TypeError(f"frequencies must be a dict {{base: omega}}, got {describe(frequencies)}")
-    if not frequencies:
-        raise ValueError("frequencies is empty: give at least one {base: omega}")
-    frequencies = {
-        check_number("frequencies (a base)", base, minimum=1, inclusive=False): check_array(
-            f"frequencies[{base!r}]", omega, ndim=1
-        )
-        for base, omega in frequencies.items()
-    }
     fig, ax = new_axes(ax, figsize)
     for base, omega in frequencies.items():
         ax.plot(np.arange(len(omega)), omega, lw=2, label=f"base {base_label(base)}")

@@ -4,20 +4,24 @@ and an embedding resized to a new grid."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
-from matplotlib.figure import Figure
 
-from .._checks import check_array, check_index, check_int, check_size2, describe
+from .. import _args
 from .core import (
     EMBEDDING_CMAP,
     SIMILARITY_CMAP,
     annotate_cells,
+    new_figure,
     outline_cells,
     show_matrix,
 )
 from .patches import show_patch_grid
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "show_grid_similarity",
@@ -45,16 +49,9 @@ def show_similarity(
         The figure: the matrix (``SIMILARITY_CMAP``, the data's range, colour bar) and one curve
         per start.
     """
-    similarity = check_array("similarity", similarity)
-    if similarity.ndim != 2 or similarity.shape[0] != similarity.shape[1]:
-        raise ValueError(f"similarity must be a square matrix, got shape {similarity.shape}")
+    similarity, starts = _args.show_similarity(similarity, starts)
     n = similarity.shape[0]
-    if isinstance(starts, str) or not isinstance(starts, Sequence | np.ndarray):
-        raise TypeError(f"starts must be a sequence of positions, got {describe(starts)}")
-    starts = [check_int(f"starts[{i}]", a, minimum=0) for i, a in enumerate(starts)]
-    if not starts or not all(0 <= a < n for a in starts):
-        raise ValueError(f"starts must be positions in [0, {n}), got {starts}")
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = new_figure(figsize)
     top, bottom = fig.subplots(2, 1, height_ratios=[1.1, 1])  # stacked: fits a phone's width
     show_matrix(
         similarity,
@@ -107,19 +104,10 @@ def show_grid_similarity(
         column (it fits a phone's width), one colour bar.
     """
 
-    if isinstance(maps, str) or not isinstance(maps, Sequence):
-        raise TypeError(f"maps must be a sequence of (H, W) arrays, got {describe(maps)}")
-    maps = [check_array(f"maps[{i}]", m, ndim=2) for i, m in enumerate(maps)]
-    shapes = {m.shape for m in maps}
-    if not maps or len(titles) != len(maps) or len(shapes) != 1 or maps[0].ndim != 2:
-        raise ValueError(
-            f"maps must be one or more (H, W) arrays of one shape with one title each, got "
-            f"shapes {sorted(shapes)} and {len(titles)} titles"
-        )
+    maps, reference = _args.show_grid_similarity(maps, titles, reference)
     rows, cols = maps[0].shape
-    reference = check_index("reference", reference, rows * cols, "patches")
     panels = len(maps) + (image is not None)
-    fig = Figure(figsize=figsize or (4.4, 2.2 * panels), layout="constrained")
+    fig = new_figure(figsize or (4.4, 2.2 * panels))
     axes = list(np.atleast_1d(fig.subplots(panels, 1)))
     if image is not None:
         show_patch_grid(image, patch_size, ax=axes.pop(0), highlight=reference, title="the patches")
@@ -165,30 +153,12 @@ def show_resized_embedding(
     Returns:
         The figure: 2 rows (before, after) x one column per channel, limits -1..1, one colour bar.
     """
-    grids = {"old_grid": check_size2("old_grid", old_grid)}
-    grids["new_grid"] = check_size2("new_grid", new_grid)
-    num_prefix_tokens = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
-    panels = []
-    tables = (("before", before, "old_grid"), ("after", after, "new_grid"))
-    for name, table, grid_name in tables:
-        h, w = grids[grid_name]
-        table = check_array(name, table, ndim=(2, 3))
-        table = table.reshape(-1, table.shape[-1])[num_prefix_tokens:]  # (H*W, D)
-        if table.shape[0] != h * w:
-            raise ValueError(
-                f"{name} holds {table.shape[0]} grid tokens after num_prefix_tokens="
-                f"{num_prefix_tokens}, but {grid_name} is {h} x {w}"
-            )
-        panels.append((table.reshape(h, w, -1), (h, w)))
-    if isinstance(channels, str) or not isinstance(channels, Sequence | np.ndarray):
-        raise TypeError(f"channels must be a sequence of dimensions, got {describe(channels)}")
-    if len(channels) == 0:
-        raise ValueError("channels must name at least one embedding dimension")
-    dim = panels[0][0].shape[-1]
-    channels = [check_index(f"channels[{i}]", c, dim, "dimensions") for i, c in enumerate(channels)]
+    panels, grids, channels = _args.show_resized_embedding(
+        before, after, old_grid, new_grid, channels, num_prefix_tokens
+    )
     old_grid = grids["old_grid"]
     height, width = old_grid
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = new_figure(figsize)
     axes = np.atleast_2d(fig.subplots(2, len(channels), sharex=True, sharey=True))
     if len(channels) == 1:
         axes = axes.T

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
-from matplotlib import rcParams
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from .. import _args
-from .._checks import check_array, check_divides, check_index, check_int, describe
 from .core import (
     EMBEDDING_CMAP,
     annotate_cells,
@@ -20,6 +17,10 @@ from .core import (
     show_matrix,
 )
 from .patches import show_patch_grid
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "show_grid_offsets",
@@ -56,11 +57,7 @@ def show_relative_distances(index, figsize: tuple[float, float] = (5.2, 5.6)) ->
     Returns:
         The figure (two axes: the strip, then the index).
     """
-    index = check_array("index", index)
-    if index.dtype.kind not in "iu":
-        raise TypeError(f"index must hold integer table rows (relative_index), got {index.dtype}")
-    if index.ndim != 2 or index.shape[0] != index.shape[1]:
-        raise ValueError(f"index must have shape (L, L), got shape {index.shape}")
+    index = _args.show_relative_distances(index)
     length = index.shape[0]
     span = max(length - 1, 1)
     fig = fixed_figure(figsize, left=0.14, right=0.96, top=0.9, bottom=0.1, hspace=0.55)
@@ -80,6 +77,8 @@ def show_relative_distances(index, figsize: tuple[float, float] = (5.2, 5.6)) ->
     distance = index - (length - 1)  # (L, L)
     ax_index.imshow(distance, **diverging)
     labels = [f"m = {m}\n({d:+d})" for m, d in zip(index.ravel(), distance.ravel(), strict=True)]
+    from matplotlib import rcParams
+
     # the text size of a plain ax.text: the rcParams default
     annotate_cells(ax_index, distance, labels, fontsize=rcParams["font.size"], **diverging)
     ax_index.set_xticks(range(length))
@@ -195,20 +194,10 @@ def show_grid_offsets(
     Returns:
         The figure (three axes: picture, row offsets, column offsets).
     """
-    image = check_array("image", image, ndim=2)
-    row_offsets = check_array("row_offsets", row_offsets, ndim=2)
-    col_offsets = check_array("col_offsets", col_offsets, ndim=2)
-    for name, offsets in (("row_offsets", row_offsets), ("col_offsets", col_offsets)):
-        if offsets.dtype.kind not in "iu":
-            raise TypeError(
-                f"{name} must hold integer offsets (grid_offsets'), got {offsets.dtype}"
-            )
-    patch_size = check_divides("patch_size", check_int("patch_size", patch_size), *image.shape)
+    image, patch_size, row_offsets, col_offsets, highlight = _args.show_grid_offsets(
+        image, patch_size, row_offsets, col_offsets, highlight
+    )
     grid_shape = (image.shape[0] // patch_size, image.shape[1] // patch_size)
-    for name, offsets in (("row_offsets", row_offsets), ("col_offsets", col_offsets)):
-        if offsets.shape != grid_shape:
-            raise ValueError(f"{name} must have the grid's shape {grid_shape}, got {offsets.shape}")
-    highlight = check_index("highlight", highlight, grid_shape[0] * grid_shape[1], "patches")
     fig = fixed_figure(figsize, left=0.14, right=0.97, top=0.945, bottom=0.07, hspace=0.5)
     ax_image, ax_rows, ax_cols = fig.subplots(3, 1)
     title = f"patch {highlight + 1} (index {highlight}) is the query"
@@ -255,21 +244,7 @@ def show_logit_matrices(
     Returns:
         The figure (one axes per matrix and a colour bar).
     """
-    if isinstance(matrices, str) or not isinstance(matrices, Sequence):
-        raise TypeError(f"matrices must be a sequence of (L, L) arrays, got {describe(matrices)}")
-    arrays = [check_array(f"matrices[{i}]", m, ndim=2) for i, m in enumerate(matrices)]
-    if len(titles) != len(arrays) or not arrays:
-        raise ValueError(
-            f"need one title per matrix, got {len(titles)} titles for {len(arrays)} matrices"
-        )
-    for array in arrays:
-        if array.ndim != 2:
-            raise ValueError(f"each matrix must have 2 dimensions, got shape {array.shape}")
-    if outlines is not None and len(outlines) != len(arrays):
-        raise ValueError(
-            f"outlines must hold one (row, col, size) or None per matrix, got {len(outlines)} "
-            f"for {len(arrays)} matrices"
-        )
+    arrays = _args.show_logit_matrices(matrices, titles, outlines)
     vmax = float(max(np.abs(a).max() for a in arrays)) or 1.0
     fig = fixed_figure(figsize, left=0.06, right=0.86, top=0.9, bottom=0.13, wspace=0.25)
     axes = np.atleast_1d(fig.subplots(1, len(arrays)))

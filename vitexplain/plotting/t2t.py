@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING
 
-from .._checks import check_array, check_int
+import numpy as np
+
+from .. import _args
+from .._checks import check_array
 from ..unfold import count_tokens, overlap_count, soft_split_boxes
-from .core import show_image
+from .core import new_figure, show_image
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "show_fold_reconstruction",
@@ -75,16 +80,8 @@ def show_fold_reconstruction(
     Returns:
         The figure: three panels, each with a colour bar.
     """
-    summed, counts, recovered = (
-        check_array(name, a, ndim=2)
-        for name, a in (("summed", summed), ("counts", counts), ("recovered", recovered))
-    )
-    if not summed.ndim == 2 or not summed.shape == counts.shape == recovered.shape:
-        raise ValueError(
-            f"summed, counts and recovered must share one (H, W) shape, got {summed.shape}, "
-            f"{counts.shape} and {recovered.shape}"
-        )
-    fig = Figure(figsize=figsize, layout="constrained")
+    summed, counts, recovered = _args.show_fold_reconstruction(summed, counts, recovered)
+    fig = new_figure(figsize)
     top, middle, bottom = fig.subplots(3, 1)
     title = "fold of the tokens: overlaps add up"
     show_image(summed, ax=top, vmax=float(counts.max()), colorbar=True, title=title)
@@ -124,12 +121,11 @@ def show_softsplit_coverage(
     from matplotlib.collections import LineCollection
     from matplotlib.ticker import MaxNLocator
 
-    image = check_array("image", image, ndim=2)
-    padded = padded_picture(image, check_int("p", p, minimum=0))
-    rows, cols, n = count_tokens(*image.shape, k, s, p)  # validates k, s, p
-    max_outlines = check_int("max_outlines", max_outlines, minimum=0)
+    image, p, max_outlines = _args.show_softsplit_coverage(image, p, max_outlines)
+    padded = padded_picture(image, p)
+    rows, cols, n = count_tokens(*image.shape, k, s, p)  # checks k and s
     # "compressed": the two fixed-aspect panels take the figure's width, no empty margin
-    fig = Figure(figsize=figsize, layout="compressed")
+    fig = new_figure(figsize, layout="compressed")
     top, bottom = fig.subplots(2, 1)
     show_image(padded, ax=top, colorbar=True)
     if n <= max_outlines:
@@ -185,7 +181,7 @@ def show_softsplit_explorer(
     try:
         return show_softsplit_coverage(image, k, s, p, figsize=figsize)
     except ValueError as error:
-        fig = Figure(figsize=(figsize[0], 1.6), layout="constrained")
+        fig = new_figure((figsize[0], 1.6))
         ax = fig.add_subplot()
         ax.set_axis_off()
         ax.set_title(f"no soft split with k = {k}, s = {s}, p = {p}", color="firebrick")
@@ -212,18 +208,11 @@ def show_padded_token(
         The figure of :func:`vitexplain.show_patch_and_token`, with the padding hatched and
         row labels on the token large enough to read.
     """
+    patch, from_picture, number = _args.show_padded_token(patch, from_picture, number)
     from matplotlib.patches import Patch, PathPatch
 
     from .patches import show_patch_and_token
 
-    patch = check_array("patch", patch, ndim=2)
-    from_picture = check_array("from_picture", from_picture, ndim=(1, 2))
-    if from_picture.size != patch.size:
-        raise ValueError(
-            f"from_picture must have the patch's {patch.shape} shape (or {patch.size} values), "
-            f"got {from_picture.shape}"
-        )
-    number = check_int("number", number)
     padding = ~from_picture.astype(bool).reshape(patch.shape)  # (k, k)
     fig = show_patch_and_token(patch, number=number, figsize=figsize)
     ax_patch, ax_strip = fig.axes[:2]

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING
 
+import numpy as np
+
+from .. import _args
 from .._checks import check_array, check_index, check_int
-from ..unfold import count_tokens as _count_tokens
 from ..unfold import overlap_count, soft_split_boxes
 from .core import show_image
 from .t2t import mask_path, padded_picture, padded_ticks, picture_edge
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 #: Most frames softsplit_frames renders (about 20 ms each).
 MAX_FRAMES = 400
@@ -151,15 +155,9 @@ def softsplit_frames(
     Returns:
         N uint8 arrays of shape (height, width, 3), one per patch, for :func:`save_gif`.
     """
+    image = _args.softsplit_frames(image, k, s, p, MAX_FRAMES)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    image = check_array("image", image, ndim=2)
-    count = _count_tokens(*image.shape, k, s, p)[2]
-    if count > MAX_FRAMES:
-        raise ValueError(
-            f"k={k}, s={s}, p={p} cut {count} patches: an animation of {count} frames would take "
-            f"minutes; at most {MAX_FRAMES} (use a larger stride)"
-        )
     fig, ax, artists, boxes = _softsplit_canvas(image, k, s, p, None, figsize)
     canvas = FigureCanvasAgg(fig)
     title = _style_softsplit_frame(ax, artists, boxes, k, s, 0)

@@ -1,4 +1,4 @@
-"""vitexplain.plotting.training: the figures of notebook 06: the full ViT."""
+"""vitexplain.plotting.scramble: the figures of notebook 06: the ViT on the scramble task."""
 
 import numpy as np
 import pytest

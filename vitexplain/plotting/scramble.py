@@ -1,15 +1,18 @@
-"""Figures of notebook 06: the full ViT."""
+"""Figures of notebook 06: the ViT trained to tell intact pictures from scrambled ones."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 
-from .._checks import check_array, check_image, check_int, check_number, describe
-from .core import ATTENTION_CMAP, annotate_cells, axes_grid, show_matrix
+from .. import _args
+from .core import ATTENTION_CMAP, annotate_cells, axes_grid, new_figure, show_matrix
 from .patches import show_patch_grid
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "show_attention_by_origin",
@@ -52,22 +55,10 @@ def show_scramble_examples(
     Returns:
         The figure, with one axes per example, titled "example k: <class> (label c)".
     """
-
-    images, orders = check_array("images", images), check_array("orders", orders)
-    labels = [int(c) for c in check_array("labels", labels)]
-    if images.ndim == 4 and images.shape[1] == 1:
-        images = images[:, 0]  # (n, H, W)
-    if images.ndim != 3:
-        raise ValueError(f"images must have shape (n, H, W) or (n, 1, H, W), got {images.shape}")
-    n = len(images)
-    if len(labels) != n or len(orders) != n:
-        raise ValueError(
-            f"{n} images need {n} labels and orders, got {len(labels)} and {len(orders)}"
-        )
-    if any(not 0 <= c < len(class_names) for c in labels):
-        raise ValueError(f"labels must index class_names {list(class_names)}, got {labels}")
-    ncols = check_int("ncols", ncols)
-    fig, axes = axes_grid(n, ncols, figsize)
+    images, labels, orders, ncols = _args.show_scramble_examples(
+        images, labels, orders, ncols, class_names
+    )  # images (n, H, W)
+    fig, axes = axes_grid(len(images), ncols, figsize)
     for k, ax in enumerate(axes):
         title = f"example {k + 1}: {class_names[labels[k]]} (label {labels[k]})"
         labels_k = [int(o) + 1 for o in orders[k]]
@@ -103,28 +94,8 @@ def show_training_curves(
     Returns:
         The figure, with two axes: loss, then accuracy.
     """
-    if not isinstance(histories, Mapping):
-        raise TypeError(
-            "histories must be a dict {run name: history} (e.g. {'ViT': history}), got "
-            f"{describe(histories)}"
-        )
-    if not histories:
-        raise ValueError("histories is empty: give at least one training run")
-    chance = check_number("chance", chance, minimum=0, maximum=1)
-    needed = ("epoch", "loss", "train_accuracy", "test_accuracy")
-    for name, history in histories.items():
-        if not isinstance(history, Mapping):
-            raise TypeError(
-                f"histories[{name!r}] must be a history dict (train_classifier's), got "
-                f"{describe(history)}"
-            )
-        missing = [key for key in needed if key not in history]
-        if missing:
-            raise ValueError(f"histories[{name!r}] lacks {missing}")
-        lengths = {key: len(history[key]) for key in needed}
-        if len(set(lengths.values())) != 1:
-            raise ValueError(f"histories[{name!r}] has lists of unequal lengths: {lengths}")
-    fig = Figure(figsize=figsize, layout="constrained")
+    histories, chance = _args.show_training_curves(histories, chance)
+    fig = new_figure(figsize)
     loss_ax, acc_ax = fig.subplots(1, 2)
     for n, (name, history) in enumerate(histories.items()):
         colour = f"C{n}"
@@ -177,22 +148,11 @@ def show_class_token_attention(
         The figure: the image's axes, the mean's, one per head (only the mean for a single
         head), then the colour bar's axes.
     """
-    image = check_image("image", image)
-    weights = check_array("weights", weights).astype(np.float64)
-    patch_size = check_int("patch_size", patch_size)
-    if vmax is not None:
-        vmax = check_number("vmax", vmax, minimum=0, inclusive=False)
-    if weights.ndim == 1:
-        weights = weights[None]  # (1, N)
-    if weights.ndim != 2:
-        raise ValueError(f"weights must have shape (h, N) or (N,), got shape {weights.shape}")
+    image, weights, patch_size, vmax = _args.show_class_token_attention(
+        image, weights, patch_size, vmax
+    )  # weights (h, N)
     rows, cols = image.shape[0] // patch_size, image.shape[1] // patch_size
     heads, n = weights.shape
-    if n != rows * cols:
-        raise ValueError(
-            f"weights hold {n} patches, but a {image.shape[0]} x {image.shape[1]} image has "
-            f"{rows} x {cols} = {rows * cols} patches of side {patch_size}"
-        )
     maps = [("mean over heads" if heads > 1 else "class token", weights.mean(0))]
     if heads > 1:
         maps += [(f"head {h + 1}", weights[h]) for h in range(heads)]
@@ -234,11 +194,7 @@ def show_attention_by_origin(
         The figure: the table's axes (rows: where the patch sits, columns: where it came from,
         both numbered from 1) and a labelled colour bar.
     """
-    table = check_array("table", table).astype(np.float64)
-    if table.ndim != 2 or table.shape[0] != table.shape[1]:
-        raise ValueError(f"table must have shape (R, R), got shape {table.shape}")
-    if vmax is not None:
-        vmax = check_number("vmax", vmax, minimum=0, inclusive=False)
+    table, vmax = _args.show_attention_by_origin(table, vmax)
     ticks = list(range(1, len(table) + 1))
     fig = show_matrix(
         table,
