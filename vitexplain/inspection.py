@@ -182,8 +182,8 @@ def trace_shapes(
 ) -> dict[str, tuple[int, ...]]:
     """Run ``model(x)`` once and record the output shape of each named submodule.
 
-    Forward hooks watch the submodules; the run is under ``torch.inference_mode()``, and the hooks
-    are removed afterwards.
+    Forward hooks watch the submodules (:func:`run_with_hooks`: one run in eval mode, under
+    ``torch.inference_mode()``); the hooks are removed and the training flag restored afterwards.
 
     Args:
         model: the module to run.
@@ -196,20 +196,15 @@ def trace_shapes(
     """
     model, x, modules = _args.trace_shapes(model, x, names)
     shapes: dict[str, tuple[int, ...]] = {}
+    names_of: dict[int, list[str]] = {}
+    for name, module in zip(names, modules, strict=True):
+        names_of.setdefault(id(module), []).append(name)
 
-    def recorder(name: str):  # a hook that returns None, so the output passes unchanged
-        def hook(_module: nn.Module, _inputs: tuple, output: torch.Tensor) -> None:
+    def record(module: nn.Module, _inputs: tuple, output: torch.Tensor) -> None:
+        for name in names_of[id(module)]:  # returns None: the output passes unchanged
             shapes.setdefault(name, tuple(output.shape))
 
-        return hook
-
-    handles = [
-        m.register_forward_hook(recorder(name)) for name, m in zip(names, modules, strict=True)
-    ]
-    try:
-        with torch.inference_mode():
-            model(x)
-    finally:
-        for handle in handles:
-            handle.remove()
+    unique = list({id(m): m for m in modules}.values())  # one hook per module
+    with torch.inference_mode():
+        run_with_hooks(model, x, unique, record)
     return shapes
