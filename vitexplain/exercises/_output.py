@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import pickle
 import sys
 from collections.abc import Iterator
@@ -37,11 +38,26 @@ def ipython() -> Any | None:
     return InteractiveShell.instance() if InteractiveShell.initialized() else None
 
 
-def start_ipython() -> None:
-    """A shell of the worker's own (spawned for a notebook), so that ``display()`` makes bundles
-    and the inline backend (``MPLBACKEND``, set by the kernel) shows figures through it."""
+def shell_settings() -> str | None:
+    """What a spawned worker needs to display like this process: None outside IPython, else
+    the matplotlib backend in use here ("" before pyplot is imported)."""
+    if ipython() is None:
+        return None
+    if "matplotlib.pyplot" not in sys.modules:
+        return ""
+    import matplotlib
+
+    return matplotlib.get_backend()
+
+
+def start_ipython(backend: str) -> None:
+    """A shell of the worker's own (spawned for a notebook), so that ``display()`` makes bundles,
+    and the notebook's backend (``%matplotlib inline``), so that ``plt.show()`` displays."""
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
+
+    if backend:  # read when the worker first imports matplotlib
+        os.environ["MPLBACKEND"] = backend
 
     config = Config()
     config.HistoryAccessor.enabled = False  # no history file written
@@ -129,10 +145,10 @@ def show(name: str, events: list[Event]) -> None:
             text = ""
             sys.stdout.flush()
             publish_display_data(data=item[0], metadata=item[1])
-        elif kind == "display":
-            text += str(item[0].get("text/plain", "")).rstrip() + "\n"
-        elif kind == "cut":
-            text += ("" if text.endswith("\n") or not text else " ") + f"[... {item}]\n"
+        elif kind == "display":  # on a line of its own
+            text += ("\n" if text[-1:] not in ("", "\n") else "") + f"{item[0].get('text/plain')}\n"
+        elif kind == "cut":  # on the line it cuts
+            text += (" " if text[-1:] not in ("", "\n") else "") + f"[... {item}]\n"
         else:
             text += item
     _print(text)

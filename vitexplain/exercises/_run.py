@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ._output import Event, ipython, recording, start_ipython
+from ._output import Event, recording, shell_settings, start_ipython
 from ._rules import LearnerError, coerce
 from ._watch import watch
 
@@ -101,11 +101,11 @@ def _limit_memory() -> None:
         pass  # no /proc or no RLIMIT_DATA (macOS, Windows): no memory limit
 
 
-def _serve(conn: Connection, function: Callable[..., Any] | None, shell: bool) -> None:
+def _serve(conn: Connection, function: Callable[..., Any] | None, shell: str | None) -> None:
     """The worker: receive the function (spawn) and its settings, then answer calls."""
     torch.set_num_threads(1)  # small inputs; and a forked child has no OpenMP pool
-    if shell:  # spawned for a notebook: display() needs a shell (a forked worker inherits it)
-        start_ipython()
+    if shell is not None:  # spawned for a notebook: display() needs a shell (fork inherits it)
+        start_ipython(shell)
     conn.send(("ready",))
     message = conn.recv()
     if function is None:
@@ -122,7 +122,7 @@ def _serve(conn: Connection, function: Callable[..., Any] | None, shell: bool) -
 def _start(method: str, function: Callable[..., Any] | None) -> tuple[Any, Connection]:
     context = multiprocessing.get_context(method)
     ours, theirs = context.Pipe()
-    shell = method == "spawn" and ipython() is not None
+    shell = shell_settings() if method == "spawn" else None
     process = context.Process(target=_serve, args=(theirs, function, shell), daemon=True)
     main = sys.modules["__main__"]
     if method == "spawn":  # spawn would run the learner's script (a __main__ with a __file__)
