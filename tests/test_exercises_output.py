@@ -126,6 +126,7 @@ def test_displays_are_capped_in_number_and_size(start, notebook, capsys):
     shown = [bundle["text/markdown"] for bundle in notebook.bundles]
     assert shown == [f"item {index}" for index in range(_output.DISPLAY_LIMIT - 1)]
     assert out.startswith("causal_skew displayed (first call):\n[... a display output of 1,04")
+    assert "characters cut]\n" in out
     assert out.count("[... more than 10 display outputs: the rest cut]") == 1
     assert out.endswith("Exercise 04.5: right.\n")
 
@@ -163,10 +164,14 @@ def test_the_recorder_keeps_the_order_and_caps_the_text():
         print("a" * (_output.PRINT_LIMIT - 1))
         recorder.publish({"text/plain": "x"}, {"m": 1})
         print("bc")  # one character over the limit
+        recorder.publish({"text/plain": "x", "image/png": b"\x89PNG"})  # bytes: base64
+        recorder.publish({"text/plain": object()})  # not data: not sent to the notebook
     assert recorder.events == [
         ("text", "a" * (_output.PRINT_LIMIT - 1) + "\n"),
         ("display", ({"text/plain": "x"}, {"m": 1})),
         ("cut", "cut"),
+        ("display", ({"text/plain": "x", "image/png": "iVBORw=="}, {})),
+        ("cut", "a display output that is not JSON data cut"),
     ]
 
 

@@ -11,10 +11,11 @@ text/plain form is printed.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import io
+import json
 import os
-import pickle
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -23,8 +24,11 @@ from typing import Any
 PRINT_LIMIT = 2000
 #: Display outputs kept per call.
 DISPLAY_LIMIT = 10
-#: Bytes one display output (its pickled MIME bundle and metadata) may take.
+#: Characters one display output (its MIME bundle and metadata as JSON) may take.
 DISPLAY_BYTES = 1 << 20
+
+#: The inline backend (``%matplotlib inline``, Jupyter's default), by module.
+INLINE = "module://matplotlib_inline.backend_inline"
 
 Event = tuple[str, Any]  # ("text", str) | ("display", (data, metadata)) | ("cut", note)
 
@@ -56,12 +60,26 @@ def start_ipython(backend: str) -> None:
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
 
-    if backend:  # read when the worker first imports matplotlib
-        os.environ["MPLBACKEND"] = backend
-
     config = Config()
     config.HistoryAccessor.enabled = False  # no history file written
     InteractiveShell.instance(config=config)
+    if backend:  # the notebook uses pyplot: loaded here, in the warm worker, not in a call
+        os.environ["MPLBACKEND"] = INLINE if backend == "inline" else backend
+        from matplotlib import pyplot
+
+        try:
+            pyplot.switch_backend(os.environ["MPLBACKEND"])
+        except Exception:  # a backend a worker cannot load (a GUI's): plt.show() shows nothing
+            pyplot.switch_backend("agg")
+
+
+def _json(value: Any) -> Any:
+    """A copy in JSON types only (bytes as base64, as Jupyter sends them), or None: nothing of
+    the learner's classes reaches the notebook's process."""
+    try:
+        return json.loads(json.dumps(value, default=lambda b: base64.b64encode(b).decode()))
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
 class Recorder(io.TextIOBase):
@@ -77,6 +95,7 @@ class Recorder(io.TextIOBase):
         return True
 
     def write(self, text: str) -> int:
+        text = str.__str__(text)  # a plain str, whatever the learner's class
         kept = text[: max(PRINT_LIMIT - self._chars, 0)]
         self._chars += len(text)
         if kept and self.events and self.events[-1][0] == "text":
@@ -90,18 +109,17 @@ class Recorder(io.TextIOBase):
     def publish(self, data: dict, metadata: dict | None = None, *args: Any, **kwargs: Any) -> None:
         """IPython's ``DisplayPublisher.publish``: keep the bundle, within the limits."""
         self._displays += 1
-        bundle = (dict(data), dict(metadata or {}))
-        try:
-            size = len(pickle.dumps(bundle))
-        except Exception:  # an odd object in a bundle: not sent
-            size = DISPLAY_BYTES + 1
+        bundle = _json({"data": data, "metadata": metadata or {}})
+        size = len(json.dumps(bundle)) if bundle is not None else 0
         many = f"more than {DISPLAY_LIMIT} display outputs: the rest cut"
         if self._displays > DISPLAY_LIMIT:
             self.events += [] if ("cut", many) in self.events else [("cut", many)]
+        elif bundle is None:
+            self.events.append(("cut", "a display output that is not JSON data cut"))
         elif size > DISPLAY_BYTES:
-            self.events.append(("cut", f"a display output of {size:,} bytes cut"))
+            self.events.append(("cut", f"a display output of {size:,} characters cut"))
         else:
-            self.events.append(("display", bundle))
+            self.events.append(("display", (bundle["data"], bundle["metadata"])))
 
     def clear_output(self, wait: bool = False) -> None:
         """IPython's ``DisplayPublisher.clear_output``: what was shown stays."""
