@@ -185,7 +185,10 @@ def check(exercise_id: str, answer: Any) -> None:
     """Grade an answer and print the verdict: "right", or "not yet" with a hint.
 
     Prints one line and returns nothing, so an answer cell shows only that line. Use
-    :func:`grade` to get the verdict as a value.
+    :func:`grade` to get the verdict as a value. What a function answer prints and displays
+    (``display(obj)``; a figure ``plt.show()`` shows under the inline backend) in the first of
+    the checker's calls that has output is shown once, above that line: at most 2,000
+    characters of text and 10 displays.
 
     Args:
         exercise_id: e.g. ``"05.1"``.
