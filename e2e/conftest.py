@@ -38,7 +38,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import BrowserContext, Page, Route
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -60,6 +60,7 @@ CHROMIUM_ARGS = [
 ]
 VIEWPORT = {"width": 1280, "height": 800}
 LAB_START_TIMEOUT = 90  # seconds; JupyterLab takes ~5 s on an idle 2-core machine
+SITE = ROOT / "build" / "html"  # the static site, as `make html` builds it
 
 
 @dataclass
@@ -245,6 +246,36 @@ def lab(e2e_tmp: Path, request):
         shutil.rmtree(copy, ignore_errors=True)
         if request.session.testsfailed:
             print(f"\n--- JupyterLab log (tail) ---\n{running.log_tail()}")
+
+
+def block_network(context: BrowserContext) -> list[str]:
+    """Abort every request of `context` that is not a local file or inline data (the site is
+    read from file:// with no network); return the list that records the aborted URLs, which
+    the site tests assert empty."""
+    attempted: list[str] = []
+
+    def guard(route: Route) -> None:
+        url = route.request.url
+        if url.startswith(("file://", "data:")):
+            route.continue_()
+        else:
+            attempted.append(url)
+            route.abort()
+
+    context.route("**/*", guard)
+    return attempted
+
+
+@pytest.fixture(scope="session")
+def built_site() -> Path:
+    """build/html/ with its index and every notebook's page; the site tests use it
+    (`pytestmark = pytest.mark.usefixtures("built_site")`) and fail at once without it."""
+    pages = [SITE / "index.html"]
+    pages += [SITE / "notebooks" / f"{p.stem}.html" for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")]
+    missing = [str(p.relative_to(ROOT)) for p in pages if not p.is_file()]
+    if missing:
+        pytest.fail(f"{', '.join(missing[:3])} missing: run `make html` first (make e2e does)")
+    return SITE
 
 
 @pytest.fixture(scope="session")

@@ -32,6 +32,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from conftest import block_network as _block_network  # also imported by test_site_reader
 from PIL import Image
 from playwright.sync_api import Browser, BrowserContext, Page
 
@@ -62,11 +63,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("notebook_page", NOTEBOOK_PAGES)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def built_site() -> Path:
-    if not (SITE / "index.html").is_file():
-        pytest.fail("build/html/index.html is missing: run `make html` first (make e2e does)")
-    return SITE
+pytestmark = pytest.mark.usefixtures("built_site")  # conftest.py: fails without `make html`
 
 
 @pytest.fixture
@@ -78,23 +75,6 @@ def page(context: BrowserContext) -> Page:
     fresh.errors = []
     fresh.on("pageerror", lambda error: fresh.errors.append(str(error)))
     return fresh
-
-
-def _block_network(context: BrowserContext) -> list[str]:
-    """Abort every request that is not a local file or inline data; return the list that
-    records them."""
-    attempted: list[str] = []
-
-    def guard(route):
-        url = route.request.url
-        if url.startswith(("file://", "data:")):
-            route.continue_()
-        else:
-            attempted.append(url)
-            route.abort()
-
-    context.route("**/*", guard)
-    return attempted
 
 
 def _open(page: Page, name: str, query: str = "") -> list[str]:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from conftest import block_network
 from playwright.sync_api import Browser, Page
 
 from vitexplain import exercises as ex
@@ -91,25 +92,12 @@ def cases() -> list[tuple[str, str]]:
 
 
 def _open(page: Page, name: str) -> list[str]:
-    attempted: list[str] = []
-
-    def guard(route):
-        if route.request.url.startswith(("file://", "data:")):
-            route.continue_()
-        else:
-            attempted.append(route.request.url)
-            route.abort()
-
-    page.context.route("**/*", guard)
+    attempted = block_network(page.context)
     page.goto((SITE / name).as_uri(), wait_until="load")
     return attempted
 
 
-@pytest.fixture(scope="module", autouse=True)
-def built_site() -> Path:
-    if not (SITE / "index.html").is_file():
-        pytest.fail("build/html/index.html is missing: run `make html` first (make e2e does)")
-    return SITE
+pytestmark = pytest.mark.usefixtures("built_site")  # conftest.py: fails without `make html`
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from conftest import block_network
 from playwright.sync_api import Browser, BrowserContext, Page
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,25 +45,12 @@ def _start(manifest: dict) -> int:
     return index
 
 
-@pytest.fixture(scope="module", autouse=True)
-def built_site() -> Path:
-    if not (SITE / "index.html").is_file():
-        pytest.fail("build/html/index.html is missing: run `make html` first (make e2e does)")
-    return SITE
+pytestmark = pytest.mark.usefixtures("built_site")  # conftest.py: fails without `make html`
 
 
 def _open(page: Page, notebook: str) -> list[str]:
     """Open a notebook's page with every request beyond local files blocked; return those."""
-    attempted: list[str] = []
-
-    def guard(route):
-        if route.request.url.startswith(("file://", "data:")):
-            route.continue_()
-        else:
-            attempted.append(route.request.url)
-            route.abort()
-
-    page.context.route("**/*", guard)
+    attempted = block_network(page.context)
     page.goto((SITE / "notebooks" / f"{notebook}.html").as_uri(), wait_until="load")
     return attempted
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import block_network
 from playwright.sync_api import Browser, BrowserContext, Page
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,11 +43,7 @@ def _before_you_start(path: Path) -> dict:
 CHAPTERS = [_before_you_start(p) for p in NOTEBOOK_FILES]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def built_site() -> Path:
-    if not (SITE / "index.html").is_file():
-        pytest.fail("build/html/index.html is missing: run `make html` first (make e2e does)")
-    return SITE
+pytestmark = pytest.mark.usefixtures("built_site")  # conftest.py: fails without `make html`
 
 
 @pytest.fixture
@@ -54,16 +51,7 @@ def page(context: BrowserContext) -> Page:
     """A page of pytest-playwright's context with every request beyond file:// blocked."""
     fresh = context.new_page()
     fresh.set_default_timeout(30_000)
-    fresh.attempted = []
-
-    def guard(route):
-        if route.request.url.startswith(("file://", "data:")):
-            route.continue_()
-        else:
-            fresh.attempted.append(route.request.url)
-            route.abort()
-
-    context.route("**/*", guard)
+    fresh.attempted = block_network(context)
     return fresh
 
 

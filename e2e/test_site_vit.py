@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import torch
 from axe_playwright_python.sync_playwright import Axe
+from conftest import block_network
 from playwright.sync_api import Browser, BrowserContext, Page
 
 import vitexplain as vx
@@ -37,11 +38,7 @@ RECOMPUTE_BUDGET = 60.0
 SAMPLE = [0, 1, 2, 3, 57, 101, 150, 222, 298, 333, 396]  # pictures whose analyses are compared
 
 
-@pytest.fixture(scope="module", autouse=True)
-def built_site() -> Path:
-    if not PAGE.is_file():
-        pytest.fail(f"{PAGE} is missing: run `make html` first (make e2e does)")
-    return PAGE
+pytestmark = pytest.mark.usefixtures("built_site")  # conftest.py: fails without `make html`
 
 
 @pytest.fixture(scope="module")
@@ -58,24 +55,9 @@ def test_pictures() -> tuple[torch.Tensor, torch.Tensor]:
     return images, labels
 
 
-def _block_network(context: BrowserContext) -> list[str]:
-    attempted: list[str] = []
-
-    def guard(route):
-        url = route.request.url
-        if url.startswith(("file://", "data:")):
-            route.continue_()
-        else:
-            attempted.append(url)
-            route.abort()
-
-    context.route("**/*", guard)
-    return attempted
-
-
 def _open(context: BrowserContext) -> tuple[Page, list[str], list[str]]:
     """The page, offline; the requests it attempted beyond the machine; its JavaScript errors."""
-    attempted = _block_network(context)
+    attempted = block_network(context)
     page = context.new_page()
     page.set_default_timeout(60_000)
     errors: list[str] = []

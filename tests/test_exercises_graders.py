@@ -31,14 +31,16 @@ def right(exercise_id):
 
 
 def _children() -> list[int]:
-    """Processes whose parent is this one, alive or zombie (from /proc)."""
+    """Processes whose parent is this one, alive or zombie (from /proc); not multiprocessing's
+    resource tracker, which the first spawned worker of the session starts and leaves running."""
     found = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes()
         except OSError:
             continue
-        if int(fields[1]) == os.getpid():
+        if int(fields[1]) == os.getpid() and b"resource_tracker" not in command:
             found.append(int(stat.parent.name))
     return found
 

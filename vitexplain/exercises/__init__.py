@@ -6,9 +6,10 @@ and calls :func:`check`, which prints whether it is right and, when it is not, a
 the solution. :func:`solution` shows the worked answer (the source of a function).
 
 Layers, bottom up: ``_rules`` (the :class:`Exercise`, one form for an answer, closeness, one
-describer, the declarative :class:`ValueSpec` that also drives the site's grader), ``_watch``
-and ``_run`` (the learner's function in a killable worker process, time-limited), ``nb01`` ...
-``nb08`` (the exercises), and this module (the registry and the public API).
+describer, the declarative :class:`ValueSpec` that also drives the site's grader), ``_watch``,
+``_output`` and ``_run`` (the learner's function in a killable worker process, time-limited; what
+it prints and displays shown once), ``nb01`` ... ``nb08`` (the exercises), and this module (the
+registry and the public API).
 
 Grading neither reads nor changes the learner's global state (default dtype and device, random
 states): it runs under :func:`~vitexplain.exercises._run.clean_state`. A value answer is graded
@@ -27,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08
+from ._output import show
 from ._rules import (
     Exercise,
     Unusable,
@@ -126,10 +128,7 @@ def _grade_function(item: Exercise, answer: Any) -> tuple[str, str | None]:
     forbids = item.forbids + _ALWAYS_FORBIDDEN
     learner = LearnerFunction(answer, item.returns, forbids, ANSWER_TIME_LIMIT)
     kind, hint = grade_function(item.grade, learner)
-    if learner.printed:
-        cut = learner.printed[:2000]
-        more = " [... cut]" if len(learner.printed) > len(cut) else ""
-        print(f"{name} printed (first call):\n{cut}{more}".rstrip())
+    show(name, learner.outputs)
     if kind == "hint" and hint is None and learner.used is not None:
         return "hint", f"right \N{EM DASH} and now without {learner.used}, as the task asks."
     return kind, hint
@@ -186,7 +185,10 @@ def check(exercise_id: str, answer: Any) -> None:
     """Grade an answer and print the verdict: "right", or "not yet" with a hint.
 
     Prints one line and returns nothing, so an answer cell shows only that line. Use
-    :func:`grade` to get the verdict as a value.
+    :func:`grade` to get the verdict as a value. What a function answer prints and displays
+    (``display(obj)``; a figure ``plt.show()`` shows under the inline backend) in the first of
+    the checker's calls that has output is shown once, above that line: at most 2,000
+    characters of text and 10 displays.
 
     Args:
         exercise_id: e.g. ``"05.1"``.

@@ -12,12 +12,13 @@ milliseconds); ``spawn`` elsewhere, or when :data:`START_METHOD` says so (the te
 the function is sent by value (``cloudpickle``) to a worker started ahead of time and kept warm
 (a fresh one is started after each grading). In the worker each call starts from the same state
 (float32, CPU, seeds 0) and runs under a memory limit where the OS has ``RLIMIT_DATA`` (Linux).
+What a call prints and displays comes back with its result (:mod:`._output`); a spawned worker
+of a notebook starts an IPython shell of its own, so that ``display()`` works there too.
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
 import multiprocessing
 import os
 import pickle
@@ -33,6 +34,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ._output import Event, recording, shell_settings, start_ipython
 from ._rules import LearnerError, coerce
 from ._watch import watch
 
@@ -42,8 +44,6 @@ START_METHOD: str | None = os.environ.get("VITEXPLAIN_GRADER_START") or None
 STARTUP_LIMIT = 120.0
 #: Bytes a call may allocate beyond what the worker holds when it starts (Linux only).
 MEMORY_LIMIT = 2 << 30
-#: Characters of the function's printing shown after a grading.
-PRINT_LIMIT = 2000
 
 
 @contextlib.contextmanager
@@ -73,9 +73,8 @@ def _fresh_state() -> None:
 
 
 def _call(function: Callable[..., Any], returns: type, forbids: tuple[str, ...], args: Any):
-    """One call of the learner's function in the worker: ("ok" | "error", value, used, printed)."""
-    out = io.StringIO()
-    with watch(forbids) as used, contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+    """One call of the learner's function in the worker: ("ok" | "error", value, used, output)."""
+    with watch(forbids) as used, recording() as output:
         try:
             _fresh_state()
             with torch.device("cpu"):
@@ -88,7 +87,7 @@ def _call(function: Callable[..., Any], returns: type, forbids: tuple[str, ...],
                 "error",
                 f"your function raised {type(error).__name__}" + (f": {detail}" if detail else ""),
             )
-    return kind, value, (used or [None])[0], out.getvalue()[: PRINT_LIMIT + 1]
+    return kind, value, (used or [None])[0], output.events
 
 
 def _limit_memory() -> None:
@@ -102,9 +101,11 @@ def _limit_memory() -> None:
         pass  # no /proc or no RLIMIT_DATA (macOS, Windows): no memory limit
 
 
-def _serve(conn: Connection, function: Callable[..., Any] | None) -> None:
+def _serve(conn: Connection, function: Callable[..., Any] | None, shell: str | None) -> None:
     """The worker: receive the function (spawn) and its settings, then answer calls."""
     torch.set_num_threads(1)  # small inputs; and a forked child has no OpenMP pool
+    if shell is not None:  # spawned for a notebook: display() needs a shell (fork inherits it)
+        start_ipython(shell)
     conn.send(("ready",))
     message = conn.recv()
     if function is None:
@@ -121,7 +122,8 @@ def _serve(conn: Connection, function: Callable[..., Any] | None) -> None:
 def _start(method: str, function: Callable[..., Any] | None) -> tuple[Any, Connection]:
     context = multiprocessing.get_context(method)
     ours, theirs = context.Pipe()
-    process = context.Process(target=_serve, args=(theirs, function), daemon=True)
+    shell = shell_settings() if method == "spawn" else None
+    process = context.Process(target=_serve, args=(theirs, function, shell), daemon=True)
     main = sys.modules["__main__"]
     if method == "spawn":  # spawn would run the learner's script (a __main__ with a __file__)
         # again in the worker; the function travels by value, so the worker needs no __main__.
@@ -175,7 +177,7 @@ class LearnerFunction:
     def __init__(self, function: Callable[..., Any], returns: type, forbids=(), limit=10.0):
         self.function, self.returns, self.forbids, self.limit = function, returns, forbids, limit
         self.used: str | None = None
-        self.printed: str = ""
+        self.outputs: list[Event] = []  # what the first call that printed or displayed did
         self._worker: tuple[Any, Connection] | None = None
 
     def __repr__(self) -> str:
@@ -221,11 +223,11 @@ class LearnerFunction:
             process.kill()
             raise LearnerError(f"your function took longer than {self.limit:g} s")
         try:
-            kind, value, used, printed = pickle.loads(conn.recv_bytes())
+            kind, value, used, outputs = pickle.loads(conn.recv_bytes())
         except (EOFError, OSError):
             raise LearnerError(_ended(process)) from None
         self.used = self.used or used
-        self.printed = self.printed or printed
+        self.outputs = self.outputs or outputs
         if kind == "error":
             raise LearnerError(value)
         if self.returns is int:
@@ -245,7 +247,7 @@ def grade_function(grader: Callable[[Any], str | None], learner: LearnerFunction
 
     Returns:
         ("hint", the grader's verdict), ("learner", a hint about the function's failure) or
-        ("bug", the grader's own error). :attr:`LearnerFunction.used` and ``printed`` are set.
+        ("bug", the grader's own error). :attr:`LearnerFunction.used` and ``outputs`` are set.
     """
     try:
         with learner:

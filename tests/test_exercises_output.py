@@ -1,0 +1,227 @@
+"""What a graded function prints and displays: recorded in the worker, shown once, in order,
+capped; under IPython (a shell here, and a real kernel) and in plain Python; fork and spawn."""
+
+from __future__ import annotations
+
+import base64
+import builtins
+import os
+import sys
+
+import pytest
+
+from vitexplain import exercises as ex
+from vitexplain.exercises import _output, _run
+
+pytest.importorskip("IPython")
+from IPython.display import Markdown, display  # noqa: E402
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(params=["fork", "spawn"])
+def start(request, monkeypatch):
+    """Both start methods: fork (Linux) and spawn (macOS, Windows), no warm worker left."""
+    monkeypatch.setattr(_run, "START_METHOD", request.param)
+    yield request.param
+    if _run._spare is not None:
+        _run._spare[0].kill()
+        _run._spare[0].join()
+        _run._spare = None
+
+
+class Marking:
+    """A display publisher that keeps each bundle and marks its place in the printed text."""
+
+    def __init__(self) -> None:
+        self.bundles: list[dict] = []
+
+    def publish(self, data, metadata=None, **kwargs) -> None:
+        self.bundles.append(data)
+        print(f"<display {len(self.bundles)}>")
+
+    def clear_output(self, wait=False) -> None:
+        pass
+
+
+@pytest.fixture
+def notebook(monkeypatch):
+    """This process as a notebook's kernel: an IPython shell, figures by the inline backend."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from matplotlib import pyplot as plt
+    from matplotlib_inline.backend_inline import configure_inline_support
+    from traitlets.config import Config
+
+    for name in ("display", "__IPYTHON__"):  # what the shell adds, taken away after
+        monkeypatch.setattr(builtins, name, None, raising=False)
+    for name in ("ps1", "ps2", "ps3"):
+        monkeypatch.setattr(sys, name, None, raising=False)
+    monkeypatch.setitem(sys.modules, "__main__", sys.modules["__main__"])
+    backend = plt.get_backend()
+    config = Config()
+    config.HistoryAccessor.enabled = False
+    shell = InteractiveShell.instance(config=config)
+    publisher = shell.display_pub = Marking()
+    plt.switch_backend("module://matplotlib_inline.backend_inline")
+    configure_inline_support(shell, "inline")
+    yield publisher
+    plt.close("all")
+    plt.switch_backend(backend)
+    InteractiveShell.clear_instance()
+
+
+class Table:
+    """A DataFrame-like object: HTML and plain text."""
+
+    def _repr_html_(self) -> str:
+        return "<table><tr><td>1</td></tr></table>"
+
+    def __repr__(self) -> str:
+        return "Table(1 row)"
+
+
+def showing(exercise_id: str):
+    """A right answer that prints, displays a table and Markdown, and shows a figure."""
+    reference = ex.solution(exercise_id)
+
+    def answer(*args):
+        from matplotlib import pyplot as plt
+
+        print("before")
+        display(Table())
+        display(Markdown("*slanted*"))
+        plt.plot([0, 1], [1, 0])
+        plt.show()
+        print("after")
+        return reference(*args)
+
+    return answer
+
+
+def test_a_notebook_gets_the_displays_once_in_order_with_the_printing(start, notebook, capsys):
+    ex.check("04.5", showing("04.5"))  # the grader calls the function many times
+    out = capsys.readouterr().out
+    assert out == (
+        "causal_skew printed and displayed (first call):\nbefore\n"
+        "<display 1>\n<display 2>\n<display 3>\nafter\nExercise 04.5: right.\n"
+    )
+    table, markdown, figure = notebook.bundles
+    assert table == {"text/plain": "Table(1 row)", "text/html": Table()._repr_html_()}
+    assert markdown["text/markdown"] == "*slanted*"
+    assert base64.b64decode(figure["image/png"]).startswith(PNG)  # plt.show(): the figure
+    assert figure["text/plain"] == "<Figure size 640x480 with 1 Axes>"
+
+
+def test_displays_are_capped_in_number_and_size(start, notebook, capsys):
+    reference = ex.solution("04.5")
+
+    def flood(x):
+        display(Markdown("x" * (_output.DISPLAY_BYTES + 1)))
+        for index in range(2 * _output.DISPLAY_LIMIT):
+            display(Markdown(f"item {index}"))
+        return reference(x)
+
+    ex.check("04.5", flood)
+    out = capsys.readouterr().out
+    shown = [bundle["text/markdown"] for bundle in notebook.bundles]
+    assert shown == [f"item {index}" for index in range(_output.DISPLAY_LIMIT - 1)]
+    assert out.startswith("causal_skew displayed (first call):\n[... a display output of 1,04")
+    assert "characters cut]\n" in out
+    assert out.count("[... more than 10 display outputs: the rest cut]") == 1
+    assert out.endswith("Exercise 04.5: right.\n")
+
+
+def test_plain_python_prints_what_is_displayed(start, capsys):
+    """Outside IPython display() prints its object, in the worker as without the checker."""
+    assert _output.ipython() is None
+    reference = ex.solution("04.5")
+
+    def answer(x):
+        display(Table())
+        return reference(x)
+
+    ex.check("04.5", answer)
+    out = capsys.readouterr().out
+    assert out == "causal_skew printed (first call):\nTable(1 row)\nExercise 04.5: right.\n"
+
+
+def test_show_prints_the_plain_text_of_a_bundle_outside_ipython(capsys):
+    events = [
+        ("text", "a"),
+        ("display", ({"text/plain": "Table(1 row)", "text/html": "<table/>"}, {})),
+        ("text", "b" * 5),
+        ("cut", "cut"),
+    ]
+    _output.show("f", events)
+    assert (
+        capsys.readouterr().out
+        == "f printed and displayed (first call):\na\nTable(1 row)\nbbbbb [... cut]\n"
+    )
+
+
+def test_the_recorder_keeps_the_order_and_caps_the_text():
+    with _output.recording() as recorder:
+        print("a" * (_output.PRINT_LIMIT - 1))
+        recorder.publish({"text/plain": "x"}, {"m": 1})
+        print("bc")  # one character over the limit
+        recorder.publish({"text/plain": "x", "image/png": b"\x89PNG"})  # bytes: base64
+        recorder.publish({"text/plain": object()})  # not data: not sent to the notebook
+    assert recorder.events == [
+        ("text", "a" * (_output.PRINT_LIMIT - 1) + "\n"),
+        ("display", ({"text/plain": "x"}, {"m": 1})),
+        ("cut", "cut"),
+        ("display", ({"text/plain": "x", "image/png": "iVBORw=="}, {})),
+        ("cut", "a display output that is not JSON data cut"),
+    ]
+
+
+_KERNEL_CELL = """
+%matplotlib inline
+import matplotlib.pyplot as plt
+import vitexplain as vx
+from IPython.display import Markdown
+reference = vx.exercises.solution("04.5")
+
+def answer(x):
+    print("before")
+    display(Markdown("*slanted*"))
+    plt.plot([0, 1], [1, 0])
+    plt.show()
+    print("after")
+    return reference(x)
+
+vx.exercises.check("04.5", answer)
+"""
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_a_real_kernel_sends_the_displays_to_the_notebook(method):
+    """A cell run in a Jupyter kernel: its iopub messages hold the text and two display_data,
+    in order. MPLBACKEND=Agg in the kernel's environment: the cell's %matplotlib inline rules."""
+    from jupyter_client.manager import start_new_kernel
+
+    env = {**os.environ, "VITEXPLAIN_GRADER_START": method, "MPLBACKEND": "agg"}
+    manager, client = start_new_kernel(kernel_name="python3", env=env)
+    try:
+        client.execute(_KERNEL_CELL)
+        messages = []
+        while not messages or messages[-1]["content"].get("execution_state") != "idle":
+            messages.append(client.get_iopub_msg(timeout=120))
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    shown, bundles = "", []  # the cell's output as text, each display as a marker
+    for message in messages:
+        content = message["content"]
+        if message["msg_type"] == "stream":
+            shown += content["text"]
+        elif message["msg_type"] in ("display_data", "error"):
+            bundles.append(content.get("data", content))
+            shown += f"<display {len(bundles)}>"
+    assert shown == (
+        "causal_skew printed and displayed (first call):\nbefore\n"
+        "<display 1><display 2>after\nExercise 04.5: right.\n"
+    )
+    markdown, figure = bundles
+    assert markdown["text/markdown"] == "*slanted*"
+    assert base64.b64decode(figure["image/png"]).startswith(PNG)
