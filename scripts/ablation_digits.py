@@ -23,8 +23,8 @@ CPU the arithmetic kernels differ in the last bits and 80 epochs make another dr
 
 Every process runs one thread (as ``make weights``: the thread count changes PyTorch's float
 sums, hence the weights), so a second run on the same machine writes the same bytes. Timings are
-printed, never stored. The test step took 570 s with 2 jobs on 2 cores (about 19 CPU-minutes), the selection step
-about 30 CPU-minutes; more on a busy machine.
+printed, never stored. The test step took 570 s with 2 jobs on 2 cores (about 19 CPU-minutes),
+the selection step about 30 CPU-minutes; more on a busy machine.
 
 Usage: ``python scripts/ablation_digits.py {select,test} [--jobs 2] [--seeds 0 1 2]``.
 """
