@@ -49,6 +49,18 @@ def test_table_bands_give_every_column_its_pixels():
         show_table_bands(table, parts=0)
 
 
+def test_table_bands_in_six_parts_fit_a_narrow_column():
+    from vitexplain import show_table_bands
+
+    table = sinusoid_encoding(176, 768).numpy()
+    fig = show_table_bands(table, parts=6, row_px=1)  # notebook 03's Figure 3.2
+    bands = [ax for ax in fig.axes if ax.images]
+    assert [ax.get_title() for ax in bands][3] == "columns 384-511"
+    assert all(np.isclose(ax.get_window_extent().width, 256) for ax in bands)  # 2 px a column
+    assert all(np.isclose(ax.get_window_extent().height, 176) for ax in bands)  # 1 px a row
+    assert figure_to_array(fig).shape[:2] == (1408, 430)  # 430 px wide instead of 942
+
+
 def test_columns_are_drawn_against_the_position():
     from vitexplain import show_columns
 
