@@ -348,6 +348,7 @@ NARROW_FIGURES = {"03_bases": "Figure 3.5", "03_grid_1d_vs_2d": "Figure 3.9"}
 NARROW_FIGURES["07_learned_similarity"] = "Figure 7.2"
 NARROW_FIGURES["03_similarity"] = "Figure 3.8"
 NARROW_FIGURES["03_pe_table"] = "Figure 3.2"
+NARROW_FIGURES["03_tokens_plus_pe"] = "Figure 3.4"
 
 
 def _png_size(path) -> tuple[int, int]:
