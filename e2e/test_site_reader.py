@@ -349,6 +349,9 @@ NARROW_FIGURES["07_learned_similarity"] = "Figure 7.2"
 NARROW_FIGURES["03_similarity"] = "Figure 3.8"
 NARROW_FIGURES["03_pe_table"] = "Figure 3.2"
 NARROW_FIGURES["03_tokens_plus_pe"] = "Figure 3.4"
+NARROW_FIGURES["08_figure7"] = "Figure 8.4"
+NARROW_FIGURES["08_locality"] = "Figure 8.5"
+NARROW_FIGURES["02_qkv"] = "Figure 2.1"
 
 
 def _png_size(path) -> tuple[int, int]:
