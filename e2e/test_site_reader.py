@@ -352,6 +352,8 @@ NARROW_FIGURES["03_tokens_plus_pe"] = "Figure 3.4"
 NARROW_FIGURES["08_figure7"] = "Figure 8.4"
 NARROW_FIGURES["08_locality"] = "Figure 8.5"
 NARROW_FIGURES["02_qkv"] = "Figure 2.1"
+NARROW_FIGURES["08_cls_maps"] = "Figure 8.2"
+NARROW_FIGURES["08_looks_and_uses"] = "Figure 8.6"
 
 
 def _png_size(path) -> tuple[int, int]:

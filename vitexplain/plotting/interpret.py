@@ -83,7 +83,7 @@ def show_class_token_maps(
     image, maps, rows, cols = _args.class_token_maps(image, maps, grid_size)
     depth, heads = maps.shape[:2]
     cls = maps[:, :, 0, 1:].reshape(depth, heads, rows, cols)  # (depth, h, rows, cols)
-    fig = new_figure((1.3 * (heads + 1) + 0.6, 1.3 * depth))
+    fig = new_figure((0.85 * (heads + 1) + 0.55, 0.95 * depth + 0.3))  # 4.8 in for 4 heads
     grid = fig.add_gridspec(depth, heads + 1)
     ax = fig.add_subplot(grid[:, 0])
     ax.imshow(image, cmap="gray_r", vmin=0, vmax=1, interpolation="nearest")
@@ -120,7 +120,7 @@ def show_looks_and_uses(images, rollout, occlusion, titles: Sequence[str]) -> Fi
         images, rollout, occlusion, titles
     )
     k = len(titles)
-    fig, axes = axes_grid(3 * k, k, (1.5 * k + 1.2, 4.8))
+    fig, axes = axes_grid(3 * k, k, (0.95 * k + 1.0, 3.6))  # 4.8 in for 4 columns
     span = float(np.abs(occlusion).max()) or 1.0
     for i in range(k):
         top, middle, bottom = axes[i], axes[k + i], axes[2 * k + i]
