@@ -347,6 +347,13 @@ def test_the_ruff_line_length_of_notebooks_fits_the_column():
 NARROW_FIGURES = {"03_bases": "Figure 3.5", "03_grid_1d_vs_2d": "Figure 3.9"}
 NARROW_FIGURES["07_learned_similarity"] = "Figure 7.2"
 NARROW_FIGURES["03_similarity"] = "Figure 3.8"
+NARROW_FIGURES["03_pe_table"] = "Figure 3.2"
+NARROW_FIGURES["03_tokens_plus_pe"] = "Figure 3.4"
+NARROW_FIGURES["08_figure7"] = "Figure 8.4"
+NARROW_FIGURES["08_locality"] = "Figure 8.5"
+NARROW_FIGURES["02_qkv"] = "Figure 2.1"
+NARROW_FIGURES["08_cls_maps"] = "Figure 8.2"
+NARROW_FIGURES["08_looks_and_uses"] = "Figure 8.6"
 
 
 def _png_size(path) -> tuple[int, int]:

@@ -32,6 +32,27 @@ def test_tokens_plus_embedding_draws_three_matrices_with_their_limits():
         show_tokens_plus_embedding(tokens, pe[:, :-1])
 
 
+def test_tokens_plus_embedding_in_two_parts_fits_a_narrow_column():
+    from vitexplain import show_tokens_plus_embedding
+
+    rng = np.random.default_rng(0)
+    tokens, pe = rng.random((15, 400)), sinusoid_encoding(15, 400).numpy()
+    fig = show_tokens_plus_embedding(tokens, pe, column_px=1, parts=2)  # notebook 03's Fig. 3.4
+    heat_maps = [ax for ax in fig.axes if ax.images]
+    assert len(heat_maps) == 6 and len(fig.axes) == 9  # two bands a matrix, three colour bars
+    assert [ax.get_title() for ax in heat_maps[2:4]] == [
+        "position embedding, 0-199",
+        "position embedding, 200-399",
+    ]
+    halves = [ax.images[0].get_array() for ax in heat_maps[4:]]
+    assert np.allclose(np.concatenate(halves, axis=1), tokens + pe)  # the sum, cut in two
+    assert heat_maps[5].images[0].get_extent() == [199.5, 399.5, 14.5, -0.5]
+    assert all(np.isclose(ax.get_window_extent().width, 200) for ax in heat_maps)  # 1 px a column
+    assert figure_to_array(fig).shape[:2] == (1072, 374)  # 374 px wide instead of 974
+    with pytest.raises(ValueError, match="parts"):
+        show_tokens_plus_embedding(tokens, pe, parts=401)
+
+
 def test_table_bands_give_every_column_its_pixels():
     from vitexplain import show_table_bands
 
@@ -47,6 +68,18 @@ def test_table_bands_give_every_column_its_pixels():
     assert figure_to_array(fig).shape[1] >= 768
     with pytest.raises(ValueError, match="parts"):
         show_table_bands(table, parts=0)
+
+
+def test_table_bands_in_six_parts_fit_a_narrow_column():
+    from vitexplain import show_table_bands
+
+    table = sinusoid_encoding(176, 768).numpy()
+    fig = show_table_bands(table, parts=6, row_px=1)  # notebook 03's Figure 3.2
+    bands = [ax for ax in fig.axes if ax.images]
+    assert [ax.get_title() for ax in bands][3] == "columns 384-511"
+    assert all(np.isclose(ax.get_window_extent().width, 256) for ax in bands)  # 2 px a column
+    assert all(np.isclose(ax.get_window_extent().height, 176) for ax in bands)  # 1 px a row
+    assert figure_to_array(fig).shape[:2] == (1408, 430)  # 430 px wide instead of 942
 
 
 def test_columns_are_drawn_against_the_position():

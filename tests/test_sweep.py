@@ -695,6 +695,7 @@ def cases(scratch: Path) -> dict[str, tuple[dict, list[tuple[dict, str]]]]:
                 bad(tokens=np.zeros(8)),
                 bad(column_px=0),
                 bad(row_px=nan),
+                bad(parts=0),
             ],
         ),
         "show_training_curves": (

@@ -1491,15 +1491,18 @@ def show_columns(table, columns) -> tuple:
     return table, columns
 
 
-def show_tokens_plus_embedding(tokens, embedding) -> tuple:
-    """Tokens and a position embedding of one shape (N, D)."""
+def show_tokens_plus_embedding(tokens, embedding, parts) -> tuple:
+    """Tokens and a position embedding of one shape (N, D), cut into 1 .. D parts."""
     tokens, embedding = check_array("tokens", tokens), check_array("embedding", embedding)
     if tokens.ndim != 2 or tokens.shape != embedding.shape:
         raise ValueError(
             f"tokens and embedding must have the same shape (N, D), got {tokens.shape} "
             f"and {embedding.shape}"
         )
-    return tokens, embedding
+    parts = check_int("parts", parts)
+    if not 1 <= parts <= tokens.shape[1]:
+        raise ValueError(f"parts must be in [1, D = {tokens.shape[1]}], got {parts}")
+    return tokens, embedding, parts
 
 
 def show_embedding_bases(tables, bases) -> tuple:

@@ -83,7 +83,7 @@ def show_class_token_maps(
     image, maps, rows, cols = _args.class_token_maps(image, maps, grid_size)
     depth, heads = maps.shape[:2]
     cls = maps[:, :, 0, 1:].reshape(depth, heads, rows, cols)  # (depth, h, rows, cols)
-    fig = new_figure((1.3 * (heads + 1) + 0.6, 1.3 * depth))
+    fig = new_figure((0.85 * (heads + 1) + 0.55, 0.95 * depth + 0.3))  # 4.8 in for 4 heads
     grid = fig.add_gridspec(depth, heads + 1)
     ax = fig.add_subplot(grid[:, 0])
     ax.imshow(image, cmap="gray_r", vmin=0, vmax=1, interpolation="nearest")
@@ -120,7 +120,7 @@ def show_looks_and_uses(images, rollout, occlusion, titles: Sequence[str]) -> Fi
         images, rollout, occlusion, titles
     )
     k = len(titles)
-    fig, axes = axes_grid(3 * k, k, (1.5 * k + 1.2, 4.8))
+    fig, axes = axes_grid(3 * k, k, (0.95 * k + 1.0, 3.6))  # 4.8 in for 4 columns
     span = float(np.abs(occlusion).max()) or 1.0
     for i in range(k):
         top, middle, bottom = axes[i], axes[k + i], axes[2 * k + i]
@@ -176,37 +176,38 @@ def show_vit_figure7(
         uniform_distance: the mean distance of uniform attention over the patches (a reference).
 
     Returns:
-        The figure: left the components, centre the similarity mosaic, right distance vs depth.
+        The figure, stacked in one column (it fits a phone's width): the components above, the
+        similarity mosaic in the middle, distance vs depth below.
     """
     components, explained, distances, uniform_distance = _args.show_vit_figure7(
         components, explained, distances, uniform_distance
     )
     k = len(components)
-    fig = new_figure((11, 3.4))
-    outer = fig.add_gridspec(1, 3, width_ratios=[1.1, 1.1, 1.2])
-    left = outer[0].subgridspec(2, -(-k // 2))
+    fig = new_figure((4.8, 9.4))
+    outer = fig.add_gridspec(3, 1, height_ratios=[1, 2.6, 2.2])
+    top = outer[0].subgridspec(-(-k // 4), min(k, 4))  # up to 4 components a row
     for i in range(k):
-        ax = fig.add_subplot(left[i // -(-k // 2), i % -(-k // 2)])
+        ax = fig.add_subplot(top[i // 4, i % 4])
         span = float(np.abs(components[i]).max())
         ax.imshow(components[i, 0], cmap=EMBEDDING_CMAP, vmin=-span, vmax=span)
         ax.set_title(f"PC {i + 1}: {explained[i]:.0%}", fontsize=8)
         _bare(ax)
-    centre = fig.add_subplot(outer[1])
+    centre = fig.add_subplot(outer[1])  # the middle panel
     mosaic = position_similarity_mosaic(similarity)
     im = centre.imshow(mosaic, cmap=SIMILARITY_CMAP, vmin=-1, vmax=1, interpolation="nearest")
     centre.set_title("position embedding similarity", fontsize=9)
     _bare(centre)
     fig.colorbar(im, ax=centre, shrink=0.8, label="cosine similarity")
-    right = fig.add_subplot(outer[2])
+    bottom = fig.add_subplot(outer[2])
     depth, heads = distances.shape
     for head in range(heads):
-        right.scatter(np.arange(1, depth + 1), distances[:, head], s=18, label=f"head {head + 1}")
-    right.axhline(uniform_distance, color="grey", ls="--", lw=1, label="uniform attention")
-    right.set_xticks(range(1, depth + 1))
-    right.set_xlabel("block")
-    right.set_ylabel("mean attention distance (pixels)")
-    right.set_ylim(0, None)
-    right.legend(fontsize=7, loc="lower right")
+        bottom.scatter(np.arange(1, depth + 1), distances[:, head], s=18, label=f"head {head + 1}")
+    bottom.axhline(uniform_distance, color="grey", ls="--", lw=1, label="uniform attention")
+    bottom.set_xticks(range(1, depth + 1))
+    bottom.set_xlabel("block")
+    bottom.set_ylabel("mean attention distance (pixels)")
+    bottom.set_ylim(0, None)
+    bottom.legend(fontsize=7, loc="lower right")
     return fig
 
 
@@ -227,13 +228,14 @@ def show_attention_locality(
             horizontal lines in all three panels.
 
     Returns:
-        The figure: three panels side by side, each a point per head against the block (heads
-        in separate colours, slightly offset), with the references as dashed lines.
+        The figure: three panels one above the other (it fits a phone's width), each a point per
+        head against the block (heads in separate colours, slightly offset), with the references
+        as dashed lines, and one legend below.
     """
     values = _args.show_attention_locality(distances, entropy, top_share, references)
     depth, heads = values[0].shape
-    fig = new_figure((11, 3.4))
-    axes = fig.subplots(1, 3)
+    fig = new_figure((4.8, 9.4))
+    axes = fig.subplots(3, 1)
     labels = (
         "mean attention distance (pixels)",
         "entropy of a query's attention (nats)",
@@ -251,7 +253,8 @@ def show_attention_locality(
         ax.set_ylabel(label)
     axes[0].set_ylim(-0.2, None)
     axes[2].set_ylim(0, 1.05)
-    axes[2].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
+    handles, names = axes[2].get_legend_handles_labels()
+    fig.legend(handles, names, fontsize=7, loc="outside lower center", ncols=2)
     return fig
 
 

@@ -181,6 +181,7 @@ def show_tokens_plus_embedding(
     embedding: np.ndarray | torch.Tensor,
     column_px: float = 2,
     row_px: float = 8,
+    parts: int = 1,
 ) -> Figure:
     """Draw the tokens, a position embedding of the same shape, and their sum, one above the other.
 
@@ -188,19 +189,28 @@ def show_tokens_plus_embedding(
         tokens: array of shape (N, D), values in [0, 1] (drawn in ``Purples_r``, limits 0..1).
         embedding: array of shape (N, D), values in [-1, 1] (diverging map, limits -1..1).
         column_px, row_px: pixels per column (at least 1) and per row, at 100 dpi.
+        parts: number of bands the D columns of each matrix are cut into (stacked top to
+            bottom, the matrix's bands together), to fit a narrow column.
 
     Returns:
-        The figure: three heat maps, each with its colour bar; the sum is drawn with limits -1..2.
+        The figure: ``3 * parts`` heat maps, the bands of one matrix sharing a colour bar; the
+        sum is drawn with limits -1..2.
     """
-    tokens, embedding = _args.show_tokens_plus_embedding(tokens, embedding)
-    bands = [
-        _Band(tokens, "tokens", PICTURE_CMAP, 0, 1, "grey level"),
-        _Band(embedding, "position embedding", EMBEDDING_CMAP, -1, 1, "value"),
-        _Band(tokens + embedding, "tokens + embedding", PICTURE_CMAP, -1, 2, "sum"),
+    tokens, embedding, parts = _args.show_tokens_plus_embedding(tokens, embedding, parts)
+    matrices = [
+        (tokens, "tokens", PICTURE_CMAP, 0, 1, "grey level"),
+        (embedding, "position embedding", EMBEDDING_CMAP, -1, 1, "value"),
+        (tokens + embedding, "tokens + embedding", PICTURE_CMAP, -1, 2, "sum"),
     ]
+    edges = np.linspace(0, tokens.shape[1], parts + 1).round().astype(int)
+    bands = []
+    for matrix, title, cmap, vmin, vmax, colorbar in matrices:  # matrix: (N, D)
+        for c0, c1 in zip(edges[:-1], edges[1:], strict=True):
+            label = title if parts == 1 else f"{title}, {c0}-{c1 - 1}"
+            bands.append(_Band(matrix[:, c0:c1], label, cmap, vmin, vmax, colorbar, int(c0)))
     fig = _heat_map_bands(bands, column_px, row_px, "element of the token", "token")
     ticks = sorted({0, *range(4, len(tokens), 5)})
-    for ax in fig.axes[:3]:
+    for ax in fig.axes[: len(bands)]:
         ax.set_yticks(ticks, [str(t + 1) for t in ticks])
     return fig
 
