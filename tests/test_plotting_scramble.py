@@ -28,6 +28,27 @@ def test_scramble_examples_label_each_patch_with_its_origin():
         show_scramble_examples(images, labels[:3], orders)
 
 
+def test_scramble_examples_fill_the_grid_by_column_or_by_row():
+    from vitexplain import make_scramble_dataset, show_scramble_examples
+
+    images, labels, orders = make_scramble_dataset(6, seed=0, return_orders=True)
+
+    def cells(fig):  # (row, column) of each example's axes, in the order given
+        return [
+            (ax.get_subplotspec().rowspan.start, ax.get_subplotspec().colspan.start)
+            for ax in fig.axes
+        ]
+
+    # by column (the default): 1-3 down the first column, their twins 4-6 beside them
+    by_column = show_scramble_examples(images, labels, orders)
+    assert cells(by_column) == [(k % 3, k // 3) for k in range(6)]
+    by_row = show_scramble_examples(images, labels, orders, ncols=3, by_column=False)
+    assert cells(by_row) == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]
+    assert [ax.get_title()[:9] for ax in by_row.axes] == [f"example {k}" for k in range(1, 7)]
+    with pytest.raises(TypeError, match="by_column must be True or False"):
+        show_scramble_examples(images, labels, orders, by_column="yes")
+
+
 def test_training_curves_two_panels_with_chance_lines():
     from vitexplain import show_training_curves
 
@@ -41,6 +62,8 @@ def test_training_curves_two_panels_with_chance_lines():
     fig = show_training_curves({"with PE": history, "without PE": blind})
     loss_ax, acc_ax = fig.axes
     assert loss_ax.get_title() == "loss" and acc_ax.get_xlabel() == "epoch"
+    # one above the other: loss in row 0, accuracy in row 1 of a single column
+    assert [ax.get_subplotspec().get_geometry() for ax in fig.axes] == [(2, 1, 0, 0), (2, 1, 1, 1)]
     assert list(loss_ax.lines[0].get_ydata()) == [0.7, 0.4, 0.1]
     chance = [line for line in acc_ax.lines if line.get_linestyle() == "--"]
     assert len(chance) == 1 and list(chance[0].get_ydata()) == [0.5, 0.5]

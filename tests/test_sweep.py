@@ -637,7 +637,13 @@ def cases(scratch: Path) -> dict[str, tuple[dict, list[tuple[dict, str]]]]:
                 "orders": [[0, 1, 2, 3], [3, 2, 1, 0]],
                 "patch_size": 4,
             },
-            [bad(labels=[0, 2]), bad(orders=[[0, 1, 2, 3]]), bad(ncols=0), bad(patch_size=3)],
+            [
+                bad(labels=[0, 2]),
+                bad(orders=[[0, 1, 2, 3]]),
+                bad(ncols=0),
+                bad(patch_size=3),
+                bad(by_column="yes"),
+            ],
         ),
         "show_scrambled_patches": (
             {"image": picture, "patch_size": 4, "order": [3, 2, 1, 0]},

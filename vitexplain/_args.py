@@ -1338,7 +1338,7 @@ def _vmax(vmax: object) -> float | None:
     return None if vmax is None else check_number("vmax", vmax, minimum=0, inclusive=False)
 
 
-def show_scramble_examples(images, labels, orders, ncols, class_names) -> tuple:
+def show_scramble_examples(images, labels, orders, ncols, class_names, by_column) -> tuple:
     """Images (n, H, W) (or (n, 1, H, W)), n labels that index ``class_names``, n orders."""
     images, orders = check_array("images", images), check_array("orders", orders)
     labels = [int(c) for c in check_array("labels", labels)]
@@ -1353,7 +1353,7 @@ def show_scramble_examples(images, labels, orders, ncols, class_names) -> tuple:
         )
     if any(not 0 <= c < len(class_names) for c in labels):
         raise ValueError(f"labels must index class_names {list(class_names)}, got {labels}")
-    return images, labels, orders, check_int("ncols", ncols)
+    return images, labels, orders, check_int("ncols", ncols), check_bool("by_column", by_column)
 
 
 def show_training_curves(histories: object, chance: object) -> tuple:

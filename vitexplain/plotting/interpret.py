@@ -269,12 +269,12 @@ def show_probe_comparison(black_share, moved_share) -> Figure:
 
     Returns:
         The figure: a 1 x N strip for the black patch above the N x N table of moved patches,
-        places along the same horizontal axis, on one 0..1 colour scale with its bar.
+        places along the same horizontal axis, on one 0..1 colour scale with its bar below.
     """
     black, moved = _args.show_probe_comparison(black_share, moved_share)
     count = len(black)
     np.fill_diagonal(moved, np.nan)
-    fig = new_figure((6.4, 6.6))
+    fig = new_figure((4.8, 5.9))
     top, bottom = fig.subplots(2, 1, height_ratios=[1, count], sharex=True)
     style = {"cmap": "viridis", "vmin": 0, "vmax": 1, "aspect": "equal"}
     top.imshow(black[None], **style)
@@ -286,5 +286,7 @@ def show_probe_comparison(black_share, moved_share) -> Figure:
     bottom.set_yticks(ticks, [str(t + 1) for t in ticks])
     bottom.set_xlabel("place p the patch is put at")
     bottom.set_ylabel("patch k of the same picture")
-    fig.colorbar(image, ax=[top, bottom], shrink=0.6, label="share flipped")
+    fig.colorbar(
+        image, ax=[top, bottom], location="bottom", shrink=0.6, aspect=30, label="share flipped"
+    )
     return fig

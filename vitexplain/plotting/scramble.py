@@ -36,9 +36,10 @@ def show_scramble_examples(
     labels: Sequence[int],
     orders,
     patch_size: int = 20,
-    ncols: int = 3,
+    ncols: int = 2,
     class_names: Sequence[str] = ("intact", "scrambled"),
-    figsize: tuple[float, float] = (6.6, 3.1),
+    figsize: tuple[float, float] = (4.8, 4.6),
+    by_column: bool = True,
 ) -> Figure:
     """Draw examples of a scramble data set, each patch labelled with its original 1-based number.
 
@@ -51,14 +52,25 @@ def show_scramble_examples(
         ncols: examples per row.
         class_names: name of each class, shown in the titles.
         figsize: size of the figure.
+        by_column: fill the grid column by column (examples 1 ... rows down the first column,
+            so n examples listed as n / 2 intact ones and then their twins, in two columns, put
+            each twin beside its intact picture); row by row when False.
 
     Returns:
-        The figure, with one axes per example, titled "example k: <class> (label c)".
+        The figure, with one axes per example in the order given, titled
+        "example k: <class> (label c)".
     """
-    images, labels, orders, ncols = _args.show_scramble_examples(
-        images, labels, orders, ncols, class_names
+    images, labels, orders, ncols, by_column = _args.show_scramble_examples(
+        images, labels, orders, ncols, class_names, by_column
     )  # images (n, H, W)
-    fig, axes = axes_grid(len(images), ncols, figsize)
+    if by_column:
+        ncols = min(ncols, len(images))
+        nrows = -(-len(images) // ncols)  # ceil
+        fig = new_figure(figsize)
+        places = [(k % nrows) * ncols + k // nrows + 1 for k in range(len(images))]
+        axes = [fig.add_subplot(nrows, ncols, place) for place in places]
+    else:
+        fig, axes = axes_grid(len(images), ncols, figsize)
     for k, ax in enumerate(axes):
         title = f"example {k + 1}: {class_names[labels[k]]} (label {labels[k]})"
         labels_k = [int(o) + 1 for o in orders[k]]
@@ -74,12 +86,12 @@ def show_scramble_examples(
 def show_training_curves(
     histories: dict[str, dict[str, Sequence[float]]],
     chance: float = 0.5,
-    figsize: tuple[float, float] = (8, 3.2),
+    figsize: tuple[float, float] = (4.8, 6.4),
 ) -> Figure:
-    """Loss and accuracy per epoch of several training runs, side by side.
+    """Loss and accuracy per epoch of several training runs, one panel above the other.
 
-    Left: the mean training loss per epoch of each run, with the loss of a coin flip,
-    ln 2, dashed. Right: the test accuracy (solid line, filled dots) and the training accuracy
+    Above: the mean training loss per epoch of each run, with the loss of a coin flip,
+    ln 2, dashed. Below: the test accuracy (solid line, filled dots) and the training accuracy
     (dotted line, open squares) of each run, with the chance level dashed underneath. Where the
     two accuracies coincide (a run at exactly chance, or at 100 %), the open squares drawn around
     the dots keep the training curve visible.
@@ -96,7 +108,7 @@ def show_training_curves(
     """
     histories, chance = _args.show_training_curves(histories, chance)
     fig = new_figure(figsize)
-    loss_ax, acc_ax = fig.subplots(1, 2)
+    loss_ax, acc_ax = fig.subplots(2, 1)
     for n, (name, history) in enumerate(histories.items()):
         colour = f"C{n}"
         epochs = list(history["epoch"])
@@ -125,14 +137,14 @@ def show_class_token_attention(
     patch_size: int = 20,
     cmap: str = ATTENTION_CMAP,
     vmax: float | None = None,
-    figsize: tuple[float, float] = (6.4, 3.8),
+    figsize: tuple[float, float] = (4.8, 4.8),
 ) -> Figure:
     """Where the class token looks: its attention to every patch, drawn on the patch grid.
 
     The first panel is the image with its patches numbered 1 ... N; the next shows the weights
     averaged over the heads, then one panel per head. Each map is the (rows, cols) patch grid,
     every cell labelled "#patch" and its weight; all maps share the colour limits 0 .. ``vmax``,
-    with one colour bar.
+    with one colour bar below them. The panels fill rows of two.
 
     Args:
         image: array of shape (H, W), values in [0, 1].
@@ -168,7 +180,9 @@ def show_class_token_attention(
         ax.set_yticks(range(rows), [str(r + 1) for r in range(rows)])
         ax.set(xlabel="patch column", ylabel="patch row")
     mapped = list(axes[1 : len(maps) + 1])
-    fig.colorbar(axes[1].images[0], ax=mapped, shrink=0.8, label="attention weight")
+    fig.colorbar(
+        axes[1].images[0], ax=mapped, location="bottom", shrink=0.8, label="attention weight"
+    )
     return fig
 
 
