@@ -354,6 +354,11 @@ NARROW_FIGURES["08_locality"] = "Figure 8.5"
 NARROW_FIGURES["02_qkv"] = "Figure 2.1"
 NARROW_FIGURES["08_cls_maps"] = "Figure 8.2"
 NARROW_FIGURES["08_looks_and_uses"] = "Figure 8.6"
+NARROW_FIGURES["06_examples"] = "Figure 6.1"
+NARROW_FIGURES["06_training"] = "Figure 6.2"
+NARROW_FIGURES["06_cls_attention"] = "Figure 6.3"
+NARROW_FIGURES["06_swaps"] = "Figure 6.5"
+NARROW_FIGURES["06_probes"] = "Figure 6.6"
 
 
 def _png_size(path) -> tuple[int, int]:

@@ -259,7 +259,7 @@ def show_attention_locality(
 
 
 def show_probe_comparison(black_share, moved_share) -> Figure:
-    """Two probes of the same places side by side: a black patch, and the picture's own patches.
+    """Two probes of the same places, one above the other: a black patch, the picture's own patches.
 
     Args:
         black_share: shape (N,), the share of pictures whose verdict flips when the patch at
