@@ -354,6 +354,8 @@ NARROW_FIGURES["08_locality"] = "Figure 8.5"
 NARROW_FIGURES["02_qkv"] = "Figure 2.1"
 NARROW_FIGURES["08_cls_maps"] = "Figure 8.2"
 NARROW_FIGURES["08_looks_and_uses"] = "Figure 8.6"
+NARROW_FIGURES["01_mountain_patches"] = "Figure 1.1"
+NARROW_FIGURES["01_token_matrix"] = "Figure 1.3"
 
 
 def _png_size(path) -> tuple[int, int]:

@@ -67,6 +67,12 @@ def test_token_matrix_numbers_tokens_from_one_with_a_colour_bar():
     assert [t.get_text() for t in ax.get_yticklabels()] == [str(n) for n in range(1, 16)]
     assert list(ax.get_yticks()) == list(range(15))
     assert ax.get_xlabel() and ax.get_ylabel()
+    # the colour bar below the matrix by default (a narrow figure), or to its right
+    fig.draw_without_rendering()
+    assert fig.axes[1].get_position().y1 < ax.get_position().y0
+    right = show_token_matrix(tokens, colorbar_location="right")
+    right.draw_without_rendering()
+    assert right.axes[1].get_position().x0 > right.axes[0].get_position().x1
     # many tokens: a few round 1-based labels, starting at token 1 (row 0)
     many = show_token_matrix(np.zeros((6000, 1))).axes[0]
     labels = [t.get_text() for t in many.get_yticklabels()]

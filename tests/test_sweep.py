@@ -674,7 +674,12 @@ def cases(scratch: Path) -> dict[str, tuple[dict, list[tuple[dict, str]]]]:
         ),
         "show_token_matrix": (
             {"tokens": np.zeros((4, 9))},
-            [bad(tokens=np.zeros(9)), bad(tokens="x"), bad(tokens=np.zeros((1, 2, 3)))],
+            [
+                bad(tokens=np.zeros(9)),
+                bad(tokens="x"),
+                bad(tokens=np.zeros((1, 2, 3))),
+                bad(colorbar_location="left"),
+            ],
         ),
         "show_tokenization": (
             {"image": picture, "patch_size": 4},

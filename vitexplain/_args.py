@@ -1856,12 +1856,12 @@ def show_image(image: object, vmin: object, vmax: object) -> tuple[np.ndarray, f
     return image, check_number("vmin", vmin), check_number("vmax", vmax)
 
 
-def show_token_matrix(tokens: object) -> np.ndarray:
-    """Drawable tokens (N, L)."""
+def show_token_matrix(tokens: object, colorbar_location: object) -> tuple:
+    """Drawable tokens (N, L), a colour bar "bottom" or "right"."""
     tokens = check_array("tokens", tokens, drawable=True)
     if tokens.ndim != 2:
         raise ValueError(f"tokens must have shape (N, L), got shape {tokens.shape}")
-    return tokens
+    return tokens, check_str("colorbar_location", colorbar_location, ("bottom", "right"))
 
 
 def show_padded_token(patch: object, from_picture: object, number: object) -> tuple:
