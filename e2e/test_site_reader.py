@@ -356,6 +356,9 @@ NARROW_FIGURES["08_cls_maps"] = "Figure 8.2"
 NARROW_FIGURES["08_looks_and_uses"] = "Figure 8.6"
 NARROW_FIGURES["01_mountain_patches"] = "Figure 1.1"
 NARROW_FIGURES["01_token_matrix"] = "Figure 1.3"
+NARROW_FIGURES["05_padded_token"] = "Figure 5.3"
+NARROW_FIGURES["05_softsplit_last"] = "Figure 5.2"
+NARROW_FIGURES["05_token_matrix"] = "Figure 5.4"
 
 
 def _png_size(path) -> tuple[int, int]:

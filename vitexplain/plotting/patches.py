@@ -98,6 +98,7 @@ def show_patch_and_token(
     number: int | None = None,
     highlight_row: int | None = None,
     axes: Sequence[Axes] | None = None,
+    ncols: int = 2,
     figsize: tuple[float, float] = (9, 2.8),
 ) -> Figure:
     """Draw a P x P patch next to the token it flattens into: a 1 x P² strip of P row segments.
@@ -109,15 +110,20 @@ def show_patch_and_token(
         number: the patch's 1-based number, used in the titles.
         highlight_row: 0-based row of the patch to outline in orange, in the patch and in the strip.
         axes: two axes (patch, strip) to draw on; a new figure when None.
+        ncols: 2 puts the patch left of the strip, 1 puts it above (a narrow figure); only for a
+            new figure.
         figsize: size of a new figure.
 
     Returns:
         The figure.
     """
-    patch, number, highlight_row = _args.show_patch_and_token(patch, number, highlight_row)
+    patch, number, highlight_row, ncols = _args.show_patch_and_token(
+        patch, number, highlight_row, ncols
+    )
     size = patch.shape[0]
     if axes is None:
-        fig, (ax_patch, ax_strip) = axes_grid(2, 2, figsize, width_ratios=[1, 4])
+        ratios = {"width_ratios": [1, 4]} if ncols == 2 else {"height_ratios": [3, 2]}
+        fig, (ax_patch, ax_strip) = axes_grid(2, ncols, figsize, **ratios)
     else:
         ax_patch, ax_strip = axes
         fig = ax_patch.figure
