@@ -359,6 +359,11 @@ NARROW_FIGURES["06_training"] = "Figure 6.2"
 NARROW_FIGURES["06_cls_attention"] = "Figure 6.3"
 NARROW_FIGURES["06_swaps"] = "Figure 6.5"
 NARROW_FIGURES["06_probes"] = "Figure 6.6"
+NARROW_FIGURES["01_mountain_patches"] = "Figure 1.1"
+NARROW_FIGURES["01_token_matrix"] = "Figure 1.3"
+NARROW_FIGURES["05_padded_token"] = "Figure 5.3"
+NARROW_FIGURES["05_softsplit_last"] = "Figure 5.2"
+NARROW_FIGURES["05_token_matrix"] = "Figure 5.4"
 
 
 def _png_size(path) -> tuple[int, int]:

@@ -42,6 +42,12 @@ def test_patch_and_token_shows_the_patch_rows_one_after_another():
     top = ax_strip.child_axes[0]
     assert [t.get_text() for t in top.get_xticklabels()] == [str(r) for r in range(20)]
     assert min(t.get_fontsize() for t in top.get_xticklabels()) >= 9
+    # side by side by default, the patch above the strip with ncols=1
+    for ncols, beside in ((2, True), (1, False)):
+        fig = show_patch_and_token(patch, ncols=ncols)
+        fig.draw_without_rendering()
+        a, b = (ax.get_position() for ax in fig.axes[:2])
+        assert (a.x1 < b.x0) == beside and (a.y0 > b.y1) != beside
 
 
 def test_patch_and_token_rejects_bad_patches():
@@ -51,6 +57,8 @@ def test_patch_and_token_rejects_bad_patches():
         show_patch_and_token(np.zeros((20, 10)))
     with pytest.raises(ValueError, match="highlight_row must be in 0..19, got 20"):
         show_patch_and_token(np.zeros((20, 20)), highlight_row=20)
+    with pytest.raises(ValueError, match="ncols must be 1 .* or 2 .*, got 3"):
+        show_patch_and_token(np.zeros((20, 20)), ncols=3)
 
 
 def test_token_matrix_numbers_tokens_from_one_with_a_colour_bar():
@@ -67,6 +75,12 @@ def test_token_matrix_numbers_tokens_from_one_with_a_colour_bar():
     assert [t.get_text() for t in ax.get_yticklabels()] == [str(n) for n in range(1, 16)]
     assert list(ax.get_yticks()) == list(range(15))
     assert ax.get_xlabel() and ax.get_ylabel()
+    # the colour bar below the matrix by default (a narrow figure), or to its right
+    fig.draw_without_rendering()
+    assert fig.axes[1].get_position().y1 < ax.get_position().y0
+    right = show_token_matrix(tokens, colorbar_location="right")
+    right.draw_without_rendering()
+    assert right.axes[1].get_position().x0 > right.axes[0].get_position().x1
     # many tokens: a few round 1-based labels, starting at token 1 (row 0)
     many = show_token_matrix(np.zeros((6000, 1))).axes[0]
     labels = [t.get_text() for t in many.get_yticklabels()]

@@ -82,3 +82,6 @@ def test_padded_token_hatches_the_padding():
     (strip,) = [p for p in ax_strip.patches if isinstance(p, PathPatch)]
     assert strip.get_path().contains_points([(i, 0) for i in range(400)]).sum() == 175
     assert ax_strip.child_axes[0].xaxis.get_ticklabels()[0].get_fontsize() == 9
+    # a narrow figure: the patch above its token
+    fig.draw_without_rendering()
+    assert ax_patch.get_position().y0 > ax_strip.get_position().y1

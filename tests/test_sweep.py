@@ -606,7 +606,13 @@ def cases(scratch: Path) -> dict[str, tuple[dict, list[tuple[dict, str]]]]:
         ),
         "show_patch_and_token": (
             {"patch": np.zeros((3, 3))},
-            [bad(patch=np.zeros(3)), bad(highlight_row=5), bad(number=-1), bad(patch="x")],
+            [
+                bad(patch=np.zeros(3)),
+                bad(highlight_row=5),
+                bad(number=-1),
+                bad(patch="x"),
+                bad(ncols=3),
+            ],
         ),
         "show_patch_grid": (
             {"image": picture, "patch_size": 4},
@@ -680,7 +686,12 @@ def cases(scratch: Path) -> dict[str, tuple[dict, list[tuple[dict, str]]]]:
         ),
         "show_token_matrix": (
             {"tokens": np.zeros((4, 9))},
-            [bad(tokens=np.zeros(9)), bad(tokens="x"), bad(tokens=np.zeros((1, 2, 3)))],
+            [
+                bad(tokens=np.zeros(9)),
+                bad(tokens="x"),
+                bad(tokens=np.zeros((1, 2, 3))),
+                bad(colorbar_location="left"),
+            ],
         ),
         "show_tokenization": (
             {"image": picture, "patch_size": 4},

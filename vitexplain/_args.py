@@ -1745,8 +1745,12 @@ def show_patch_grid(image, patch_size, labels, highlight) -> tuple:
     return image, patch_size, labels, highlight
 
 
-def show_patch_and_token(patch, number, highlight_row) -> tuple:
-    """A square patch (P, P), its 1-based number or None, a row in 0 .. P - 1 or None."""
+def show_patch_and_token(patch, number, highlight_row, ncols) -> tuple:
+    """A square patch (P, P), its 1-based number or None, a row in 0 .. P - 1 or None, one or
+    two columns of axes."""
+    ncols = check_int("ncols", ncols, minimum=1)
+    if ncols > 2:
+        raise ValueError(f"ncols must be 1 (patch above token) or 2 (side by side), got {ncols}")
     patch = check_array("patch", patch)
     if number is not None:
         number = check_int("number", number)  # 1-based
@@ -1757,7 +1761,7 @@ def show_patch_and_token(patch, number, highlight_row) -> tuple:
     size = patch.shape[0]
     if highlight_row is not None and not 0 <= highlight_row < size:
         raise ValueError(f"highlight_row must be in 0..{size - 1}, got {highlight_row}")
-    return patch, number, highlight_row
+    return patch, number, highlight_row, ncols
 
 
 def show_tokenization(image, patch_size, max_labels) -> tuple:
@@ -1856,12 +1860,12 @@ def show_image(image: object, vmin: object, vmax: object) -> tuple[np.ndarray, f
     return image, check_number("vmin", vmin), check_number("vmax", vmax)
 
 
-def show_token_matrix(tokens: object) -> np.ndarray:
-    """Drawable tokens (N, L)."""
+def show_token_matrix(tokens: object, colorbar_location: object) -> tuple:
+    """Drawable tokens (N, L), a colour bar "bottom" or "right"."""
     tokens = check_array("tokens", tokens, drawable=True)
     if tokens.ndim != 2:
         raise ValueError(f"tokens must have shape (N, L), got shape {tokens.shape}")
-    return tokens
+    return tokens, check_str("colorbar_location", colorbar_location, ("bottom", "right"))
 
 
 def show_padded_token(patch: object, from_picture: object, number: object) -> tuple:

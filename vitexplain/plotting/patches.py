@@ -39,7 +39,7 @@ def show_patch_grid(
     labels: Sequence[int | str] | None = None,
     highlight: int | None = None,
     title: str | None = None,
-    figsize: tuple[float, float] = (6, 3.8),
+    figsize: tuple[float, float] = (4.8, 3.4),
 ) -> Figure:
     """Draw an image cut into P x P patches, each labelled at its centre.
 
@@ -98,6 +98,7 @@ def show_patch_and_token(
     number: int | None = None,
     highlight_row: int | None = None,
     axes: Sequence[Axes] | None = None,
+    ncols: int = 2,
     figsize: tuple[float, float] = (9, 2.8),
 ) -> Figure:
     """Draw a P x P patch next to the token it flattens into: a 1 x P² strip of P row segments.
@@ -109,15 +110,20 @@ def show_patch_and_token(
         number: the patch's 1-based number, used in the titles.
         highlight_row: 0-based row of the patch to outline in orange, in the patch and in the strip.
         axes: two axes (patch, strip) to draw on; a new figure when None.
+        ncols: 2 puts the patch left of the strip, 1 puts it above (a narrow figure); only for a
+            new figure.
         figsize: size of a new figure.
 
     Returns:
         The figure.
     """
-    patch, number, highlight_row = _args.show_patch_and_token(patch, number, highlight_row)
+    patch, number, highlight_row, ncols = _args.show_patch_and_token(
+        patch, number, highlight_row, ncols
+    )
     size = patch.shape[0]
     if axes is None:
-        fig, (ax_patch, ax_strip) = axes_grid(2, 2, figsize, width_ratios=[1, 4])
+        ratios = {"width_ratios": [1, 4]} if ncols == 2 else {"height_ratios": [3, 2]}
+        fig, (ax_patch, ax_strip) = axes_grid(2, ncols, figsize, **ratios)
     else:
         ax_patch, ax_strip = axes
         fig = ax_patch.figure
@@ -155,7 +161,8 @@ def show_token_matrix(
     ax: Axes | None = None,
     title: str | None = None,
     colorbar: bool = True,
-    figsize: tuple[float, float] = (6, 3.2),
+    colorbar_location: str = "bottom",
+    figsize: tuple[float, float] = (4.8, 3.8),
 ) -> Figure:
     """Draw tokens as the rows of a matrix: token n (1-based) is row n, its values left to right.
 
@@ -164,12 +171,14 @@ def show_token_matrix(
         ax: axes to draw on; a new figure when None.
         title: axes title.
         colorbar: add a colour bar.
+        colorbar_location: "bottom" (below the matrix, which keeps the figure narrow) or
+            "right".
         figsize: size of a new figure.
 
     Returns:
         The figure.
     """
-    tokens = _args.show_token_matrix(tokens)
+    tokens, colorbar_location = _args.show_token_matrix(tokens, colorbar_location)
     count, length = tokens.shape
     from matplotlib.ticker import MaxNLocator
 
@@ -179,12 +188,13 @@ def show_token_matrix(
         title=title,
         vmin=0.0,
         vmax=1.0,
-        colorbar=colorbar,
         xlabel=f"position in the token (0 ... {length - 1})",
         ylabel="token (patch number)",
         figsize=figsize,
     )
     ax = ax or fig.axes[0]
+    if colorbar:
+        fig.colorbar(ax.images[0], ax=ax, shrink=0.8, location=colorbar_location)
     labels = _one_based_ticks(count)
     ax.set_yticks([n - 1 for n in labels], [str(n) for n in labels])
     ax.xaxis.set_major_locator(MaxNLocator(nbins=8, integer=True, min_n_ticks=1))
@@ -229,5 +239,7 @@ def show_tokenization(
                 ax_grid.axhline(edge - 0.5, color="white", lw=0.5)
             for edge in range(patch_size, image.shape[1], patch_size):
                 ax_grid.axvline(edge - 0.5, color="white", lw=0.5)
-    show_token_matrix(tokens, ax=ax_tokens, title=f"{count} tokens of length {length}")
+    show_token_matrix(
+        tokens, ax=ax_tokens, title=f"{count} tokens of length {length}", colorbar_location="right"
+    )
     return fig

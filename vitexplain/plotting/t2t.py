@@ -193,9 +193,9 @@ def show_softsplit_explorer(
 
 
 def show_padded_token(
-    patch, from_picture, number: int = 1, figsize: tuple[float, float] = (7.5, 2.5)
+    patch, from_picture, number: int = 1, figsize: tuple[float, float] = (4.8, 4.0)
 ) -> Figure:
-    """A patch of the padded picture next to its token, the padding hatched in both.
+    """A patch of the padded picture above its token, the padding hatched in both.
 
     Args:
         patch: the patch, shape (k, k), values in [0, 1].
@@ -214,7 +214,7 @@ def show_padded_token(
     from .patches import show_patch_and_token
 
     padding = ~from_picture.astype(bool).reshape(patch.shape)  # (k, k)
-    fig = show_patch_and_token(patch, number=number, figsize=figsize)
+    fig = show_patch_and_token(patch, number=number, ncols=1, figsize=figsize)
     ax_patch, ax_strip = fig.axes[:2]
     hatch = {"facecolor": "none", "edgecolor": "orange", "hatch": "////", "lw": 0}
     ax_patch.add_patch(PathPatch(mask_path(padding, 0, 0), **hatch))

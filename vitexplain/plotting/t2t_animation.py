@@ -76,7 +76,7 @@ def _softsplit_canvas(
         ),
         Patch(color=(*_EARLIER[:3], 0.3), label="earlier patches (tints add up)"),
     ]
-    place = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "ncols": 3, "fontsize": 8}
+    place = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "ncols": 2, "fontsize": 8}
     ax.legend(handles=legend, frameon=False, handlelength=1.2, columnspacing=1.0, **place)
     artists = {"earlier": earlier, "overlap": overlap, "outline": outline}
     return fig, ax, artists, boxes
@@ -106,7 +106,7 @@ def show_softsplit_frame(
     p: int,
     current: int,
     ax: Axes | None = None,
-    figsize: tuple[float, float] = (6, 4),
+    figsize: tuple[float, float] = (4.8, 3.8),
 ) -> Figure:
     """One frame of the soft-split animation: the zero-padded picture and the patches so far.
 
@@ -134,7 +134,7 @@ def show_softsplit_frame(
 
 
 def softsplit_frames(
-    image, k: int, s: int, p: int, figsize: tuple[float, float] = (6, 4)
+    image, k: int, s: int, p: int, figsize: tuple[float, float] = (4.8, 3.8)
 ) -> list[np.ndarray]:
     """Every frame of the soft-split animation, rendered in memory from one reused figure.
 
