@@ -354,6 +354,10 @@ NARROW_FIGURES["08_locality"] = "Figure 8.5"
 NARROW_FIGURES["02_qkv"] = "Figure 2.1"
 NARROW_FIGURES["08_cls_maps"] = "Figure 8.2"
 NARROW_FIGURES["08_looks_and_uses"] = "Figure 8.6"
+NARROW_FIGURES["02_swap"] = "Figure 2.2"
+NARROW_FIGURES["02_swap_output"] = "Figure 2.3"
+NARROW_FIGURES["02_scrambled"] = "Figure 2.4"
+NARROW_FIGURES["02_heads"] = "Figure 2.5"
 
 
 def _png_size(path) -> tuple[int, int]:
