@@ -358,6 +358,9 @@ NARROW_FIGURES["02_swap"] = "Figure 2.2"
 NARROW_FIGURES["02_swap_output"] = "Figure 2.3"
 NARROW_FIGURES["02_scrambled"] = "Figure 2.4"
 NARROW_FIGURES["02_heads"] = "Figure 2.5"
+NARROW_FIGURES["04_toeplitz"] = "Figure 4.4"
+NARROW_FIGURES["04_shift"] = "Figure 4.5"
+NARROW_FIGURES["04_distances"] = "Figure 4.1"
 
 
 def _png_size(path) -> tuple[int, int]:
