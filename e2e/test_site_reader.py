@@ -343,27 +343,37 @@ def test_the_ruff_line_length_of_notebooks_fits_the_column():
 
 # Figures drawn for a narrow column (their panels stacked): at 390 px, text of matplotlib's
 # default 10 pt (tick and axis labels; display_figure draws at 100 dpi, so 13.9 px in the PNG)
-# shows at 9 px or more. The other wide figures keep a row layout (see the report of issue 28).
-NARROW_FIGURES = {"03_bases": "Figure 3.5", "03_grid_1d_vs_2d": "Figure 3.9"}
-NARROW_FIGURES["07_learned_similarity"] = "Figure 7.2"
-NARROW_FIGURES["03_similarity"] = "Figure 3.8"
-NARROW_FIGURES["03_pe_table"] = "Figure 3.2"
-NARROW_FIGURES["03_tokens_plus_pe"] = "Figure 3.4"
-NARROW_FIGURES["08_figure7"] = "Figure 8.4"
-NARROW_FIGURES["08_locality"] = "Figure 8.5"
-NARROW_FIGURES["02_qkv"] = "Figure 2.1"
-NARROW_FIGURES["08_cls_maps"] = "Figure 8.2"
-NARROW_FIGURES["08_looks_and_uses"] = "Figure 8.6"
-NARROW_FIGURES["06_examples"] = "Figure 6.1"
-NARROW_FIGURES["06_training"] = "Figure 6.2"
-NARROW_FIGURES["06_cls_attention"] = "Figure 6.3"
-NARROW_FIGURES["06_swaps"] = "Figure 6.5"
-NARROW_FIGURES["06_probes"] = "Figure 6.6"
-NARROW_FIGURES["01_mountain_patches"] = "Figure 1.1"
-NARROW_FIGURES["01_token_matrix"] = "Figure 1.3"
-NARROW_FIGURES["05_padded_token"] = "Figure 5.3"
-NARROW_FIGURES["05_softsplit_last"] = "Figure 5.2"
-NARROW_FIGURES["05_token_matrix"] = "Figure 5.4"
+# shows at 9 px or more. The figures left wider, each with its reason, are WIDE_FIGURES below.
+NARROW_FIGURES = {  # file in figures/ -> the number in its caption
+    "01_mountain_patches": "Figure 1.1",
+    "01_token_matrix": "Figure 1.3",
+    "02_qkv": "Figure 2.1",
+    "02_swap": "Figure 2.2",
+    "02_swap_output": "Figure 2.3",
+    "02_scrambled": "Figure 2.4",
+    "02_heads": "Figure 2.5",
+    "03_pe_table": "Figure 3.2",
+    "03_tokens_plus_pe": "Figure 3.4",
+    "03_bases": "Figure 3.5",
+    "03_similarity": "Figure 3.8",
+    "03_grid_1d_vs_2d": "Figure 3.9",
+    "04_distances": "Figure 4.1",
+    "04_toeplitz": "Figure 4.4",
+    "04_shift": "Figure 4.5",
+    "05_softsplit_last": "Figure 5.2",
+    "05_padded_token": "Figure 5.3",
+    "05_token_matrix": "Figure 5.4",
+    "06_examples": "Figure 6.1",
+    "06_training": "Figure 6.2",
+    "06_cls_attention": "Figure 6.3",
+    "06_swaps": "Figure 6.5",
+    "06_probes": "Figure 6.6",
+    "07_learned_similarity": "Figure 7.2",
+    "08_cls_maps": "Figure 8.2",
+    "08_figure7": "Figure 8.4",
+    "08_locality": "Figure 8.5",
+    "08_looks_and_uses": "Figure 8.6",
+}
 
 
 def _png_size(path) -> tuple[int, int]:

@@ -84,6 +84,7 @@ def test_scrambled_patches_keep_their_original_numbers():
     order = np.random.default_rng(21).permutation(15)
     fig = show_scrambled_patches(image, 20, order)
     left, right = fig.axes
+    assert left.get_position().y0 > right.get_position().y1  # the original above the copy
     assert [t.get_text() for t in left.texts] == [str(n) for n in range(1, 16)]
     assert [t.get_text() for t in right.texts] == [str(o + 1) for o in order]
     np.testing.assert_array_equal(left.images[0].get_array(), image)
@@ -119,12 +120,20 @@ def test_attention_heads_share_one_colour_scale():
     assert min(t.get_fontsize() for t in maps[2].get_xticklabels()) >= 8
     for head, ax in enumerate(maps):
         np.testing.assert_array_equal(ax.images[0].get_array(), weights[head].numpy())
-    # 1-based token numbers, written on the outer panels only (left column, bottom row)
-    assert [t.get_text() for t in maps[2].get_xticklabels()] == [str(n) for n in range(1, 16)]
+    # 1-based token numbers, written on the outer panels only (left column, bottom row); a tick
+    # on every key, a number on every other one (15 two-digit labels would touch)
+    keys = [t.get_text() for t in maps[2].get_xticklabels()]
+    assert keys == [str(n) if n % 2 else "" for n in range(1, 16)]
+    assert list(maps[2].get_xticks()) == list(range(15))
     assert [t.get_text() for t in maps[2].get_yticklabels()] == [str(n) for n in range(1, 16)]
     assert maps[2].get_xlabel() == "key (patch)" and maps[2].get_ylabel() == "query (patch)"
     assert maps[1].get_xlabel() == "" and maps[1].get_ylabel() == ""
-    assert colour_bar.get_ylabel() == "attention weight"
+    # the colour bar lies below the maps, horizontal
+    assert colour_bar.get_xlabel() == "attention weight"
+    fig.canvas.draw()
+    assert colour_bar.get_position().y1 < min(ax.get_position().y0 for ax in maps)
+    few = show_attention_heads(weights[:, :9, :9])  # nine keys: every one numbered
+    assert [t.get_text() for t in few.axes[2].get_xticklabels()] == [str(n) for n in range(1, 10)]
     with pytest.raises(ValueError, match=r"\(h, N, N\), got shape \(15, 15\)"):
         show_attention_heads(weights[0])
     with pytest.raises(ValueError, match="labels has 3 entries for 15 tokens"):

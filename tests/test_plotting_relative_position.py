@@ -89,7 +89,9 @@ def test_logit_matrices_share_a_symmetric_scale():
     fig = show_logit_matrices(
         [left, right], ["a", "b"], colorbar_label="weight", outlines=[None, (1, 1, 2)]
     )
-    assert fig.axes[2].get_ylabel() == "weight"
+    assert fig.axes[2].get_xlabel() == "weight"  # a horizontal colour bar ...
+    top, bottom, bar = (ax.get_position() for ax in fig.axes)
+    assert top.y0 > bottom.y1 and bottom.y0 > bar.y1  # ... below the panels, one above the other
     (box,) = fig.axes[1].patches
     assert (box.get_x(), box.get_y(), box.get_width(), box.get_height()) == (0.5, 0.5, 2, 2)
     assert not fig.axes[0].patches

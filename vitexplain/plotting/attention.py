@@ -122,11 +122,11 @@ def show_scrambled_patches(
     patch_size: int,
     order: Sequence[int],
     titles: tuple[str, str] = ("original", "scrambled"),
-    figsize: tuple[float, float] = (8, 2.8),
+    figsize: tuple[float, float] = (4.8, 6),
 ) -> Figure:
-    """Draw an image next to a copy whose patches are rearranged, each patch labelled by origin.
+    """Draw an image above a copy whose patches are rearranged, each patch labelled by origin.
 
-    Left: the image with its patches numbered 1 ... N (row-major). Right: the result of
+    Top: the image with its patches numbered 1 ... N (row-major). Bottom: the result of
     :func:`~vitexplain.scramble_patches`, where every patch keeps the 1-based number it had in the
     original, so the label at position i is ``order[i] + 1``.
 
@@ -138,17 +138,17 @@ def show_scrambled_patches(
         figsize: size of the figure.
 
     Returns:
-        The figure, with two axes.
+        The figure, with two axes (original, scrambled), one above the other.
     """
 
     image = _args.show_scrambled_patches(image, titles)
     scrambled = scramble_patches(image, patch_size, order)  # (H, W); validates order
-    fig, (left, right) = axes_grid(2, 2, figsize)
-    show_patch_grid(image, patch_size, ax=left, title=titles[0])
+    fig, (top, bottom) = axes_grid(2, 1, figsize)  # one column: fits a narrow page
+    show_patch_grid(image, patch_size, ax=top, title=titles[0])
     show_patch_grid(
-        scrambled, patch_size, ax=right, labels=[int(o) + 1 for o in order], title=titles[1]
+        scrambled, patch_size, ax=bottom, labels=[int(o) + 1 for o in order], title=titles[1]
     )
-    for text in (*left.texts, *right.texts):  # patch numbers sit inside the axes
+    for text in (*top.texts, *bottom.texts):  # patch numbers sit inside the axes
         text.set_in_layout(False)
     return fig
 
@@ -159,9 +159,9 @@ def show_attention_heads(
     labels: Sequence[int | str] | None = None,
     cmap: str = ATTENTION_CMAP,
     title: str | None = None,
-    figsize: tuple[float, float] = (7.5, 6.5),
+    figsize: tuple[float, float] = (4.8, 5.8),
 ) -> Figure:
-    """Draw the attention map of every head in a grid, with one colour bar shared by all.
+    """Draw the attention map of every head in a grid, with one colour bar below shared by all.
 
     Row i of a map is query token i, column j is key token j; each row sums to 1. All maps share
     one colour scale, from the smallest to the largest weight of any head, so the heads can be
@@ -172,7 +172,9 @@ def show_attention_heads(
     Args:
         weights: attention weights of shape (h, N, N).
         ncols: maps per row of the grid.
-        labels: tick label of each of the N tokens; 1, 2, ..., N when None.
+        labels: tick label of each of the N tokens; 1, 2, ..., N when None. Every query is
+            labelled; past 9 tokens only every other key (the 1st, 3rd, ...), so that labels
+            of two digits do not touch in a narrow panel.
         cmap: colour map.
         title: title of the whole figure.
         figsize: size of the figure.
@@ -186,6 +188,8 @@ def show_attention_heads(
     from matplotlib.colors import PowerNorm
 
     norm = PowerNorm(0.5, vmin=float(weights.min()), vmax=float(weights.max()))
+    # a tick on every key; past 9 keys a label on every other one, which would touch otherwise
+    key_labels = [f"{t}" if len(labels) <= 9 or k % 2 == 0 else "" for k, t in enumerate(labels)]
     fig, axes = axes_grid(heads, ncols, figsize)
     for head, ax in enumerate(axes):
         show_matrix(
@@ -196,13 +200,15 @@ def show_attention_heads(
             ylabel="query (patch)",
             cmap=cmap,
             aspect="equal",
-            xticklabels=labels,
+            xticklabels=key_labels,
             yticklabels=labels,
         )
         ax.images[0].set_norm(norm)  # one shared square-root scale
         ax.tick_params(labelsize=8)
         ax.label_outer()  # token numbers and axis names on the outer panels only
-    fig.colorbar(axes[0].images[0], ax=axes, shrink=0.8, label="attention weight")
+    fig.colorbar(  # below the grid, so that the maps get the whole width of a narrow page
+        axes[0].images[0], ax=axes, location="bottom", shrink=0.8, label="attention weight"
+    )
     if title:
         fig.suptitle(title)
     return fig

@@ -42,7 +42,7 @@ def _rel_cell_grid(ax: Axes, shape: tuple[int, int]) -> None:
 _DASHED_BOX = {"colour": "black", "lw": 2.5, "linestyle": "--", "clip_on": False}
 
 
-def show_relative_distances(index, figsize: tuple[float, float] = (5.2, 5.6)) -> Figure:
+def show_relative_distances(index, figsize: tuple[float, float] = (4.8, 5.6)) -> Figure:
     """The 2L - 1 offsets of a sequence of L tokens, and the (L, L) index into their table.
 
     Top: the relative table as one strip, a cell per row m of the table, showing the offset
@@ -225,29 +225,42 @@ def show_logit_matrices(
     matrices: Sequence,
     titles: Sequence[str],
     fmt: str = "{:.2f}",
-    figsize: tuple[float, float] = (8, 3.6),
+    figsize: tuple[float, float] = (3.8, 8.0),
     colorbar_label: str = "logit",
     outlines: Sequence[tuple[int, int, int] | None] | None = None,
 ) -> Figure:
-    """Position logits side by side (query i down, key j across), annotated, one shared
-    symmetric colour scale.
+    """Position logits one above the other (query i down, key j across), annotated, one shared
+    symmetric colour scale, its colour bar below.
 
     Args:
         matrices: arrays of shape (L, L).
         titles: one title per matrix.
         fmt: format of the values written in the cells.
-        figsize: figure size.
+        figsize: figure size; the margins are fixed in inches, the panels share the rest.
         colorbar_label: label of the colour bar.
         outlines: per matrix, None or ``(row, col, size)``: a dashed box around the square block
             of ``size`` cells whose top-left cell is (row, col).
 
     Returns:
-        The figure (one axes per matrix and a colour bar).
+        The figure (one axes per matrix, top to bottom, and a colour bar).
     """
     arrays = _args.show_logit_matrices(matrices, titles, outlines)
     vmax = float(max(np.abs(a).max() for a in arrays)) or 1.0
-    fig = fixed_figure(figsize, left=0.06, right=0.86, top=0.9, bottom=0.13, wspace=0.25)
-    axes = np.atleast_1d(fig.subplots(1, len(arrays)))
+    width, height = figsize
+    # margins in inches: tick and axis labels left, a title above and tick labels and axis label
+    # below each panel, then the colour bar (0.15 in) with its label under it
+    left, right, top, below, gap, bar, bar_label = 0.7, 0.2, 0.35, 0.55, 0.2, 0.15, 0.45
+    bottom = bar_label + bar + gap + below
+    panel = (height - top - bottom - (len(arrays) - 1) * (below + top)) / len(arrays)
+    fig = fixed_figure(
+        figsize,
+        left=left / width,
+        right=1 - right / width,
+        top=1 - top / height,
+        bottom=bottom / height,
+        hspace=(below + top) / panel,
+    )
+    axes = np.atleast_1d(fig.subplots(len(arrays), 1))
     diverging = dict(cmap=EMBEDDING_CMAP, vmin=-vmax, vmax=vmax)
     for ax, array, title in zip(axes, arrays, titles, strict=True):
         labels = dict(title=title, xlabel="key j", ylabel="query i")
@@ -259,6 +272,6 @@ def show_logit_matrices(
         if box is not None:
             row, col, size = box
             outline_cells(ax, row, col, size, size, **_DASHED_BOX)
-    cax = fig.add_axes((0.885, 0.2, 0.02, 0.62))
-    fig.colorbar(axes[0].images[0], cax=cax, label=colorbar_label)
+    cax = fig.add_axes((left / width, bar_label / height, 1 - (left + right) / width, bar / height))
+    fig.colorbar(axes[0].images[0], cax=cax, orientation="horizontal", label=colorbar_label)
     return fig
