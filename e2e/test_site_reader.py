@@ -354,6 +354,10 @@ NARROW_FIGURES["08_locality"] = "Figure 8.5"
 NARROW_FIGURES["02_qkv"] = "Figure 2.1"
 NARROW_FIGURES["08_cls_maps"] = "Figure 8.2"
 NARROW_FIGURES["08_looks_and_uses"] = "Figure 8.6"
+NARROW_FIGURES["03_resize"] = "Figure 3.10"
+NARROW_FIGURES["03_pe_zoom"] = "Figure 3.3"
+NARROW_FIGURES["03_omega"] = "Figure 3.6"
+NARROW_FIGURES["03_clocks"] = "Figure 3.7"
 
 
 def _png_size(path) -> tuple[int, int]:
