@@ -358,6 +358,7 @@ NARROW_FIGURES["03_resize"] = "Figure 3.10"
 NARROW_FIGURES["03_pe_zoom"] = "Figure 3.3"
 NARROW_FIGURES["03_omega"] = "Figure 3.6"
 NARROW_FIGURES["03_clocks"] = "Figure 3.7"
+NARROW_FIGURES["08_logit_lens"] = "Figure 8.3"
 
 
 def _png_size(path) -> tuple[int, int]:
