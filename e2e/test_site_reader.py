@@ -353,10 +353,14 @@ NARROW_FIGURES = {  # file in figures/ -> the number in its caption
     "02_scrambled": "Figure 2.4",
     "02_heads": "Figure 2.5",
     "03_pe_table": "Figure 3.2",
+    "03_pe_zoom": "Figure 3.3",
     "03_tokens_plus_pe": "Figure 3.4",
     "03_bases": "Figure 3.5",
+    "03_omega": "Figure 3.6",
+    "03_clocks": "Figure 3.7",
     "03_similarity": "Figure 3.8",
     "03_grid_1d_vs_2d": "Figure 3.9",
+    "03_resize": "Figure 3.10",
     "04_distances": "Figure 4.1",
     "04_toeplitz": "Figure 4.4",
     "04_shift": "Figure 4.5",
@@ -370,15 +374,30 @@ NARROW_FIGURES = {  # file in figures/ -> the number in its caption
     "06_probes": "Figure 6.6",
     "07_learned_similarity": "Figure 7.2",
     "08_cls_maps": "Figure 8.2",
+    "08_logit_lens": "Figure 8.3",
     "08_figure7": "Figure 8.4",
     "08_locality": "Figure 8.5",
     "08_looks_and_uses": "Figure 8.6",
+}
+# Figures left wider than 480 px (4.8 in): why a narrow drawing would lose what they show. At 390
+# px each opens at full size from its "Full size" button.
+WIDE_FIGURES = {
+    "03_pe_columns": "four columns of the table over 400 positions: the fast wave would alias",
+    "04_skew_steps": "five steps of 18 to 20 labelled cells each, at 8 pt, do not fit 4.8 in",
 }
 
 
 def _png_size(path) -> tuple[int, int]:
     header = path.read_bytes()[16:24]  # the IHDR chunk: width, height
     return int.from_bytes(header[:4], "big"), int.from_bytes(header[4:], "big")
+
+
+def test_every_wide_figure_is_drawn_narrow_or_says_why():
+    """A notebook figure is at most 480 px wide (NARROW_FIGURES) or listed with its reason."""
+    widths = {p.stem: _png_size(p)[0] for p in (ROOT / "figures").glob("[0-9][0-9]_*.png")}
+    assert set(NARROW_FIGURES) | set(WIDE_FIGURES) <= set(widths)
+    assert {name for name, width in widths.items() if width > 480} == set(WIDE_FIGURES)
+    assert all(widths[name] <= 480 for name in NARROW_FIGURES)
 
 
 def test_the_redrawn_figures_keep_their_text_readable_on_a_phone(

@@ -18,7 +18,8 @@ def test_clocks_put_each_pair_on_its_unit_circle():
     fig = show_clocks(table)
     ax, cbar = fig.axes
     circles = [p for p in ax.patches if isinstance(p, Circle)]
-    assert len(circles) == 9 and cbar.get_ylabel() == "position (token)"
+    assert len(circles) == 9 and cbar.get_xlabel() == "position (token)"  # the bar lies below
+    assert figure_to_array(fig).shape[:2] == (560, 480)  # 480 px wide instead of 560
     titles = [t.get_text() for t in ax.texts]
     assert titles[0] == "pair 0\nperiod 6.3" and titles[8] == "pair 8\nperiod 22,581"
     assert f"{clock_periods(18)[3]:.1f}" in titles[3]

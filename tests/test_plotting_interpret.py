@@ -63,6 +63,7 @@ def test_show_logit_lens_is_one_pictures_and_label_is_a_class():
     probs = torch.full((4, 10), 0.1)
     fig = show_logit_lens(probs, 9)
     assert fig.axes[0].patches[0].get_x() == 8.5  # the outline around class 9
+    assert fig.get_size_inches()[0] == 4.8  # 480 px wide at 100 dpi: it fits a phone's width
     with pytest.raises(ValueError, match=r"one picture's, got \(2, 4, 10\): pass one picture's"):
         show_logit_lens(probs.expand(2, 4, 10), 3)
     with pytest.raises(

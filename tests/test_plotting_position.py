@@ -80,6 +80,9 @@ def test_table_bands_in_six_parts_fit_a_narrow_column():
     assert all(np.isclose(ax.get_window_extent().width, 256) for ax in bands)  # 2 px a column
     assert all(np.isclose(ax.get_window_extent().height, 176) for ax in bands)  # 1 px a row
     assert figure_to_array(fig).shape[:2] == (1408, 430)  # 430 px wide instead of 942
+    zoom = show_table_bands(table[:40, :64], parts=2, column_px=8, row_px=6)  # Figure 3.3
+    assert [ax.get_title() for ax in zoom.axes if ax.images] == ["columns 0-31", "columns 32-63"]
+    assert figure_to_array(zoom).shape[:2] == (608, 430)  # 430 px wide instead of 686
 
 
 def test_columns_are_drawn_against_the_position():
@@ -118,3 +121,4 @@ def test_frequencies_plot_is_log_scaled_with_one_line_per_base():
     assert len(ax.lines) == 3
     assert np.allclose(ax.lines[2].get_ydata(), omegas[1e8])
     assert [t.get_text() for t in ax.get_legend().get_texts()][1] == "base $10^{4}$"
+    assert figure_to_array(ax.figure).shape[1] == 480  # fits a phone's width

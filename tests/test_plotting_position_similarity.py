@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from vitexplain import load_mountains, sinusoid_encoding
+from vitexplain import figure_to_array, load_mountains, sinusoid_encoding
 from vitexplain.plotting import SIMILARITY_CMAP
 
 
@@ -54,9 +54,13 @@ def test_resized_embedding_draws_both_grids_over_the_same_area():
     panels = [ax for ax in fig.axes if ax.images]
     assert len(panels) == 4 and len(fig.axes) == 5
     assert [im.get_extent() for ax in panels for im in ax.images] == [[0, 5, 3, 0]] * 4
-    assert np.allclose(panels[1].images[0].get_array(), table[1:, 8].reshape(3, 5))
+    # one row per channel: (before, after) of dim 0, then of dim 8
+    assert np.allclose(panels[1].images[0].get_array(), big[1:, 0].reshape(6, 10))
+    assert np.allclose(panels[2].images[0].get_array(), table[1:, 8].reshape(3, 5))
     assert np.allclose(panels[3].images[0].get_array(), big[1:, 8].reshape(6, 10))
-    assert panels[3].get_title() == "dim 8, 6 x 10"
+    assert [ax.get_title() for ax in panels][2:] == ["dim 8, 3 x 5", "dim 8, 6 x 10"]
+    assert fig.axes[4].get_xlabel() == "value"  # the colour bar lies below
+    assert figure_to_array(fig).shape[1] == 480  # fits a phone's width
     with pytest.raises(
         ValueError, match="60 grid tokens after num_prefix_tokens=1, but old_grid is 3 x 5"
     ):

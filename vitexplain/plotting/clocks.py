@@ -27,12 +27,18 @@ __all__ = [
 
 
 def _draw_clocks(
-    ax: Axes, cax: Axes, table: np.ndarray, base: float, pairs: Sequence[int], ncols: int = 3
+    ax: Axes,
+    cax: Axes,
+    table: np.ndarray,
+    base: float,
+    pairs: Sequence[int],
+    ncols: int = 3,
+    orientation: str = "vertical",
 ) -> None:
     """Draw pair i of ``table`` as points (sin, cos) on a unit circle, one circle per pair.
 
     The circles sit on a grid of ``ncols`` columns inside one axes (one axes is much faster to
-    draw than nine); the position colour bar goes into ``cax``.
+    draw than nine); the position colour bar goes into ``cax``, drawn in ``orientation``.
     """
     from matplotlib.patches import Circle
 
@@ -69,14 +75,14 @@ def _draw_clocks(
     ax.set_ylim(-3.3 * (nrows - 1) - 1.15, 2.05)
     ax.set_aspect("equal")
     ax.set_axis_off()
-    ax.figure.colorbar(scatter, cax=cax, label="position (token)")
+    ax.figure.colorbar(scatter, cax=cax, label="position (token)", orientation=orientation)
 
 
 def show_clocks(
     table: np.ndarray | torch.Tensor,
     base: float = 10000.0,
     pairs: Sequence[int] | None = None,
-    figsize: tuple[float, float] = (5.6, 5.0),
+    figsize: tuple[float, float] = (4.8, 5.6),
 ) -> Figure:
     """Draw chosen sin/cos pairs of an embedding table as clocks: points on unit circles.
 
@@ -92,18 +98,19 @@ def show_clocks(
 
     Returns:
         The figure: a 3 x 3 grid of unit circles (horizontal axis sin, vertical axis cos) in one
-        axes, and a colour bar for the position.
+        axes, and a colour bar for the position below it (it fits a phone's width).
     """
 
     table, pairs = _args.show_clocks(table, pairs)
     fig = fixed_figure(figsize)
-    ax = fig.add_axes((0.01, 0.05, 0.84, 0.94))
-    _draw_clocks(ax, fig.add_axes((0.87, 0.15, 0.03, 0.7)), table, base, pairs)
+    ax = fig.add_axes((0.01, 0.18, 0.98, 0.815))
+    cax = fig.add_axes((0.15, 0.145, 0.7, 0.025))
+    _draw_clocks(ax, cax, table, base, pairs, orientation="horizontal")
     fig.text(
-        0.43,
-        0.015,
+        0.5,
+        0.01,
         r"horizontal: $\sin(pos\,\omega_i)$, vertical: $\cos(pos\,\omega_i)$;"
-        " the mark at 12 o'clock is position 0",
+        "\nthe mark at 12 o'clock is position 0",
         ha="center",
         fontsize=8,
     )

@@ -152,7 +152,7 @@ def show_logit_lens(probabilities, label: int) -> Figure:
 
     from matplotlib.patches import Rectangle
 
-    fig = new_figure((5.5, 0.5 * depth + 1.2))
+    fig = new_figure((4.8, 0.5 * depth + 1.2))  # 4.8 inches: it fits a phone's width
     ax = fig.add_subplot()
     im = ax.imshow(probs, cmap=PICTURE_CMAP, vmin=0, vmax=1, aspect="auto")
     ax.add_patch(Rectangle((label - 0.5, -0.5), 1, depth, fill=False, edgecolor="#ffb000", lw=2))

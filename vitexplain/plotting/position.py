@@ -252,7 +252,7 @@ def show_frequencies(
     frequencies: dict[float, np.ndarray],
     ax: Axes | None = None,
     title: str | None = None,
-    figsize: tuple[float, float] = (6, 3.5),
+    figsize: tuple[float, float] = (4.8, 3.5),
 ) -> Figure:
     """Plot the angular frequency of each sin/cos pair against its index, on a log scale.
 
@@ -260,7 +260,7 @@ def show_frequencies(
         frequencies: ``{base: omega}`` with omega of shape (D / 2,) (see ``clock_frequencies``).
         ax: axes to draw on; a new figure when None.
         title: axes title.
-        figsize: size of a new figure.
+        figsize: size of a new figure (4.8 inches wide: it fits a phone's width).
 
     Returns:
         The figure: one line per base, log y axis, labelled.

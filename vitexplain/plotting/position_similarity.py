@@ -134,7 +134,7 @@ def show_resized_embedding(
     new_grid: tuple[int, int],
     channels: Sequence[int],
     num_prefix_tokens: int = 0,
-    figsize: tuple[float, float] = (7, 3.4),
+    figsize: tuple[float, float] | None = None,
 ) -> Figure:
     """Draw chosen channels of a position embedding on its grid, before and after resizing.
 
@@ -146,24 +146,24 @@ def show_resized_embedding(
         after: shape (num_prefix_tokens + H' * W', D), or with a leading 1.
         old_grid: (H, W).
         new_grid: (H', W').
-        channels: the embedding dimensions to draw, one column of panels each.
+        channels: the embedding dimensions to draw, one row of panels each.
         num_prefix_tokens: leading tokens (class token) that are not drawn.
-        figsize: size of the figure.
+        figsize: size of the figure; 4.8 inches wide and 1.4 inches per channel (plus the
+            colour bar) when None.
 
     Returns:
-        The figure: 2 rows (before, after) x one column per channel, limits -1..1, one colour bar.
+        The figure: one row per channel x 2 columns (before, after), limits -1..1, one colour
+        bar below (it fits a phone's width).
     """
     panels, grids, channels = _args.show_resized_embedding(
         before, after, old_grid, new_grid, channels, num_prefix_tokens
     )
     old_grid = grids["old_grid"]
     height, width = old_grid
-    fig = new_figure(figsize)
-    axes = np.atleast_2d(fig.subplots(2, len(channels), sharex=True, sharey=True))
-    if len(channels) == 1:
-        axes = axes.T
-    for row, (grid, (h, w)) in enumerate(panels):
-        for col, channel in enumerate(channels):
+    fig = new_figure(figsize or (4.8, 1.4 * len(channels) + 0.8))
+    axes = fig.subplots(len(channels), 2, sharex=True, sharey=True, squeeze=False)
+    for col, (grid, (h, w)) in enumerate(panels):
+        for row, channel in enumerate(channels):
             ax = axes[row, col]
             im = ax.imshow(
                 grid[:, :, channel],
@@ -174,9 +174,10 @@ def show_resized_embedding(
                 extent=(0, width, height, 0),
             )
             ax.set_title(f"dim {channel}, {h} x {w}", fontsize=9)
-            if row == 1:
+            if row == len(channels) - 1:
                 ax.set_xlabel("column (old cells)")
             if col == 0:
                 ax.set_ylabel("row (old cells)")
-    fig.colorbar(im, ax=axes, shrink=0.8, label="value")
+    bar = fig.colorbar(im, ax=axes, shrink=0.8, label="value", location="bottom", aspect=30)
+    bar.set_ticks([-1, -0.5, 0, 0.5, 1])  # five ticks: their labels do not touch
     return fig
