@@ -346,6 +346,7 @@ def test_the_ruff_line_length_of_notebooks_fits_the_column():
 # shows at 9 px or more. The figures left wider, each with its reason, are WIDE_FIGURES below.
 NARROW_FIGURES = {  # file in figures/ -> the number in its caption
     "01_mountain_patches": "Figure 1.1",
+    "01_token12": "Figure 1.2",
     "01_token_matrix": "Figure 1.3",
     "02_qkv": "Figure 2.1",
     "02_swap": "Figure 2.2",
@@ -373,6 +374,7 @@ NARROW_FIGURES = {  # file in figures/ -> the number in its caption
     "06_swaps": "Figure 6.5",
     "06_probes": "Figure 6.6",
     "07_learned_similarity": "Figure 7.2",
+    "08_digits": "Figure 8.1",
     "08_cls_maps": "Figure 8.2",
     "08_logit_lens": "Figure 8.3",
     "08_figure7": "Figure 8.4",
