@@ -11,6 +11,11 @@
  */
 (function () {
   "use strict";
+  // This script's own text, read while it runs (document.currentScript is null afterwards): the
+  // page starts a worker from it (see "the worker" below). In that worker there is no document.
+  const SOURCE = typeof document !== "undefined" && document.currentScript
+    ? document.currentScript.textContent
+    : null;
 
   // --- the weights --------------------------------------------------------------------------
 
@@ -412,34 +417,47 @@
     return Array.from({ length: B }, (_, b) => perBlock.map((block) => block[b]));
   }
 
-  /** vx.occlusion_map for one picture with its default fill value 0: per patch, the drop of
-   * the target class's probability when that patch is hidden (set to 0), all copies run as one
-   * batch (occludedLogits). A patch already all 0 is left out of the batch: hiding it changes
-   * nothing, and its drop is 0. Returns (rows * cols,), row-major. */
-  function occlusionMap(model, image, probs, target) {
+  /** The patches of a picture (64 pixels) that are not all 0, (rows * cols) indices in
+   * row-major order: the patches whose hiding changes the picture. */
+  function inkedPatches(model, image) {
     const P = model.patchSize, g = model.gridSize, W = g * P, value = 0;
-    const hiddenPatch = [];
+    const inked = [];
     for (let r = 0; r < g; r++) {
       for (let c = 0; c < g; c++) {
         let changed = false;
         for (let i = 0; i < P; i++) {
           for (let j = 0; j < P; j++) changed ||= image[(r * P + i) * W + c * P + j] !== value;
         }
-        if (changed) hiddenPatch.push(r * g + c);
+        if (changed) inked.push(r * g + c);
       }
     }
-    const drop = new Array(g * g).fill(0);
-    if (hiddenPatch.length) {
-      const logits = occludedLogits(model, image, hiddenPatch); // (copies, K)
-      hiddenPatch.forEach((patch, i) => {
-        drop[patch] = probs[target] - softmax(logits[i])[target];
-      });
-    }
+    return inked;
+  }
+
+  /** The occlusion map (rows * cols,) from the logits of the occluded copies: per patch in
+   * `patches`, probs[target] minus the target's probability with that patch hidden; 0 for the
+   * patches left out (all 0 already: hiding them changes nothing). */
+  function occlusionDrops(model, probs, target, patches, logits) {
+    const drop = new Array(model.gridSize * model.gridSize).fill(0);
+    patches.forEach((patch, i) => {
+      drop[patch] = probs[target] - softmax(logits[i])[target];
+    });
     return drop;
   }
 
-  /** Everything the page shows, for one picture: 64 pixels in [0, 1], row-major. */
-  function analyse(model, image) {
+  /** vx.occlusion_map for one picture with its default fill value 0: per patch, the drop of
+   * the target class's probability when that patch is hidden (set to 0), all copies run as one
+   * batch (occludedLogits). A patch already all 0 is left out of the batch: hiding it changes
+   * nothing, and its drop is 0. Returns (rows * cols,), row-major. */
+  function occlusionMap(model, image, probs, target) {
+    const patches = inkedPatches(model, image);
+    const logits = patches.length ? occludedLogits(model, image, patches) : []; // (copies, K)
+    return occlusionDrops(model, probs, target, patches, logits);
+  }
+
+  /** All the page shows of one picture (64 pixels in [0, 1], row-major) but the occlusion map:
+   * the picture's own forward pass and what is read from it. */
+  function analysePicture(model, image) {
     const T = model.numTokens + 1, h = model.numHeads;
     const run = forward(model, image, 1);
     const probs = softmax(run.logits[0]);
@@ -451,8 +469,35 @@
       maps: run.maps, // per block (h, T, T)
       rollout: attentionRollout(run.maps, T, h), // (T, T)
       lens: logitLens(model, run.classTokens, 1)[0], // (depth, K)
-      occlusion: occlusionMap(model, image, probs, predicted), // (N,)
     };
+  }
+
+  /** Everything the page shows, for one picture: 64 pixels in [0, 1], row-major. */
+  function analyse(model, image) {
+    const result = analysePicture(model, image);
+    result.occlusion = occlusionMap(model, image, result.probs, result.predicted); // (N,)
+    return result;
+  }
+
+  // --- the worker: half of the occlusion runs on the second core -----------------------------
+
+  // The page runs this same script a second time as a Web Worker, from its own text in a blob:
+  // URL (memory, not a request; no file, no fetch). The worker is sent the weights once, then
+  // per update a picture and the patches to hide, and answers their occluded logits: the same
+  // functions on the same numbers, so the same results as on the page's thread.
+  if (typeof document === "undefined") {
+    let workerModel = null;
+    self.onmessage = (event) => {
+      const job = event.data;
+      if (job.weights) {
+        workerModel = loadModel(job.weights);
+      } else {
+        const start = performance.now();
+        const logits = occludedLogits(workerModel, job.image, job.patches);
+        self.postMessage({ serial: job.serial, logits: logits, ms: performance.now() - start });
+      }
+    };
+    return;
   }
 
   // --- the page -----------------------------------------------------------------------------
@@ -598,13 +643,6 @@
       "patches: most from " + largest(looks, g, 3) + "; from the class token itself " +
       fmt(r.rollout[0][0]) + ".");
     $("rollout-scale").textContent = fmt(Math.max(...looks));
-    // occlusion
-    const span = Math.max(1e-12, ...r.occlusion.map(Math.abs));
-    drawGrid($("occlusion"), r.occlusion, g, (v) => colour(RDBU, 0.5 + v / span / 2));
-    $("occlusion").setAttribute("aria-label", "Occlusion map of class " + r.predicted +
-      ": hiding a patch costs most at " + largest(r.occlusion, g, 3) + "; the largest gain " +
-      fmt(Math.max(0, -Math.min(...r.occlusion))) + ".");
-    $("occlusion-scale").textContent = fmt(span);
     // logit lens table
     r.lens.forEach((probs, block) => {
       const cells = $("lens").rows[block + 1].cells;
@@ -618,11 +656,93 @@
       });
     });
     drawPicture();
+    if (r.occlusion) renderOcclusion();
+  }
+
+  /** The occlusion map, which may come after the rest (from the worker). */
+  function renderOcclusion() {
+    const g = model.gridSize, r = result;
+    const span = Math.max(1e-12, ...r.occlusion.map(Math.abs));
+    drawGrid($("occlusion"), r.occlusion, g, (v) => colour(RDBU, 0.5 + v / span / 2));
+    $("occlusion").setAttribute("aria-label", "Occlusion map of class " + r.predicted +
+      ": hiding a patch costs most at " + largest(r.occlusion, g, 3) + "; the largest gain " +
+      fmt(Math.max(0, -Math.min(...r.occlusion))) + ".");
+    $("occlusion-scale").textContent = fmt(span);
+  }
+
+  // The occlusion runs (one forward pass per inked patch, the bulk of the work) are shared with
+  // the worker: it takes the first ones while this thread does the picture's own pass, the
+  // drawing and the rest. How many: so that both threads end together, from the times measured
+  // in the updates before (ms per run on each thread, ms of this thread's own part), which
+  // change with the load of the machine. Without a worker (none in this browser, it failed, or
+  // it is still busy with an update since replaced) this thread does all.
+  const cost = { worker: 1, page: 1, own: 5 }; // ms, first guesses
+  const measured = (key, ms) => { cost[key] = 0.5 * cost[key] + 0.5 * ms; };
+  /** Of n runs, the worker's: m with own + page (n - m) = worker m, rounded, in 0..n. */
+  const workerShare = (n) => Math.max(0, Math.min(n,
+    Math.round((cost.own + cost.page * n) / (cost.page + cost.worker))));
+  let worker = null, serial = 0, pending = null, busy = false;
+  /** The update now on screen is complete: every result is written. A promise per update;
+   * one replaced before its end resolves to false. */
+  let written = Promise.resolve(true), finish = () => {};
+
+  function startWorker() {
+    if (!SOURCE || typeof Worker !== "function") return null;
+    try {
+      const url = URL.createObjectURL(new Blob([SOURCE], { type: "text/javascript" }));
+      const w = new Worker(url);
+      w.onmessage = (event) => {
+        busy = false;
+        const reply = event.data;
+        if (reply.logits.length) measured("worker", reply.ms / reply.logits.length);
+        if (pending && reply.serial === pending.serial) complete(pending, reply.logits);
+      };
+      w.onerror = w.onmessageerror = (event) => { // from now on, everything on this thread
+        if (event.preventDefault) event.preventDefault();
+        worker = null;
+        busy = false;
+        if (pending) complete(pending, occludedLogits(model, pending.image, pending.far));
+      };
+      w.postMessage({ weights: { config: data.config, params: data.params } }); // once
+      return w;
+    } catch (error) {
+      return null; // e.g. a page whose policy forbids blob: workers
+    }
+  }
+
+  /** The occlusion map of update `job` from the worker's logits (its patches `far`) and this
+   * thread's (`near`), written into the page. */
+  function complete(job, farLogits) {
+    pending = null;
+    result.occlusion = occlusionDrops(model, result.probs, result.predicted,
+      job.far.concat(job.near), farLogits.concat(job.nearLogits));
+    renderOcclusion();
+    finish(true);
   }
 
   function update() {
-    result = analyse(model, pixels(state.levels));
-    render();
+    finish(false); // the update before, if still waiting for the worker, is replaced
+    written = new Promise((resolve) => { finish = resolve; });
+    const image = pixels(state.levels), patches = inkedPatches(model, image);
+    const share = worker && !busy ? workerShare(patches.length) : 0;
+    const job = { serial: ++serial, image: image, far: patches.slice(0, share),
+      near: patches.slice(share), nearLogits: [] };
+    if (job.far.length) { // first, so that both threads work at once
+      worker.postMessage({ serial: job.serial, image: image, patches: job.far });
+      busy = true;
+    }
+    pending = job;
+    const start = performance.now();
+    result = analysePicture(model, image);
+    render(); // all but the occlusion map
+    const own = performance.now();
+    measured("own", own - start);
+    if (job.near.length) {
+      job.nearLogits = occludedLogits(model, image, job.near);
+      measured("page", (performance.now() - own) / job.near.length);
+    }
+    if (!job.far.length) complete(job, []);
+    return written;
   }
 
   function showPicture(k) {
@@ -630,7 +750,7 @@
     state.picture = k;
     state.levels = testPicture(k);
     state.drawn = false;
-    update();
+    return update();
   }
 
   function setPixel(i, level) {
@@ -702,8 +822,12 @@
   canvas.addEventListener("focus", () => { state.focused = true; drawPicture(); });
   canvas.addEventListener("blur", () => { state.focused = false; drawPicture(); });
 
+  worker = startWorker();
   window.vxVit.update = update;
-  window.vxVit.showPicture = showPicture;
+  window.vxVit.showPicture = showPicture; // returns the promise `written` of its update
+  window.vxVit.written = () => written;
+  window.vxVit.shown = () => result; // what the page shows
+  window.vxVit.usesWorker = () => worker !== null;
   root.hidden = false;
   showPicture(0);
 })();
