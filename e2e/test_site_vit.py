@@ -64,7 +64,8 @@ def _open(context: BrowserContext) -> tuple[Page, list[str], list[str]]:
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(PAGE.as_uri(), wait_until="load")
     page.wait_for_function("() => Boolean(window.vxVit && window.vxVit.showPicture)")
-    page.evaluate("() => vxVit.written()")  # the first picture's occlusion map, from the worker
+    page.evaluate("() => vxVit.written()")  # the first picture's occlusion map written
+    page.evaluate("() => vxVit.workerReady")  # the worker started and warm (or none)
     return page, attempted, errors
 
 
@@ -356,12 +357,17 @@ def _open_with(browser: Browser, args: dict, init: str | None) -> tuple[BrowserC
     return context, page
 
 
+# the page's update of test picture k, with the occlusion runs half on each thread (the costs
+# the page would measure, set so), against vxVit.analyse all on this thread: [equal, runs of
+# the worker, runs in all]
 SHOWN_EQUALS_ANALYSE = """async (k) => {
+  Object.assign(vxVit.cost, {worker: 1, page: 1, own: 0, delay: 0});
   await vxVit.showPicture(k);
   const shown = vxVit.shown(), own = vxVit.analyse(vxVit.model, vxVit.pixels(vxVit.testPicture(k)));
   const same = (a, b) => a.length === b.length && a.every((v, i) => v === b[i]);
-  return same(shown.occlusion, own.occlusion) && same(shown.probs, own.probs) &&
+  const equal = same(shown.occlusion, own.occlusion) && same(shown.probs, own.probs) &&
     same(shown.lens.flat(), own.lens.flat()) && same(shown.rollout.flat(), own.rollout.flat());
+  return [equal, shown.workerRuns, own.occlusion.filter(v => v !== 0).length];
 }"""
 
 
@@ -375,7 +381,9 @@ def test_the_page_shows_what_analyse_gives_with_or_without_a_worker(
     try:
         assert page.evaluate("vxVit.usesWorker()") is (init is None)
         for k in SAMPLE + [114]:
-            assert page.evaluate(SHOWN_EQUALS_ANALYSE, k), k
+            equal, worker_runs, runs = page.evaluate(SHOWN_EQUALS_ANALYSE, k)
+            assert equal, k
+            assert worker_runs == ((runs + 1) // 2 if init is None else 0), (k, worker_runs, runs)
         label = page.locator("#vx-vit [data-vx=occlusion]").get_attribute("aria-label")
         assert label.startswith("Occlusion map of class ")
         assert page.attempted == [] and page.errors == []
@@ -388,6 +396,7 @@ def test_a_newer_update_wins_over_a_late_reply(page: Page):
     the page shows the second picture's results, and the first update reports itself replaced."""
     replaced, same = page.evaluate(
         """async () => {
+             Object.assign(vxVit.cost, {worker: 0.01, page: 1, own: 0, delay: 0}); // all to it
              const first = vxVit.showPicture(114), second = vxVit.showPicture(3);
              const [a, b] = await Promise.all([first, second]);
              await new Promise(r => setTimeout(r, 200)); // any late reply has come by now

@@ -491,6 +491,11 @@
       const job = event.data;
       if (job.weights) {
         workerModel = loadModel(job.weights);
+        // warm up the JIT, as the page's thread is by its first updates: a share of runs
+        // measured on cold code would be small, and stay small
+        const image = Float64Array.from({ length: 64 }, (_, i) => (i * 7) % 5 / 4);
+        for (let i = 0; i < 20; i++) occludedLogits(workerModel, image, [1, 2, 5, 6, 9, 10]);
+        self.postMessage({ ready: true });
       } else {
         const start = performance.now();
         const logits = occludedLogits(workerModel, job.image, job.patches);
@@ -673,15 +678,19 @@
   // The occlusion runs (one forward pass per inked patch, the bulk of the work) are shared with
   // the worker: it takes the first ones while this thread does the picture's own pass, the
   // drawing and the rest. How many: so that both threads end together, from the times measured
-  // in the updates before (ms per run on each thread, ms of this thread's own part), which
-  // change with the load of the machine. Without a worker (none in this browser, it failed, or
-  // it is still busy with an update since replaced) this thread does all.
-  const cost = { worker: 1, page: 1, own: 5 }; // ms, first guesses
+  // in the updates before, which change with the load of the machine (a worker slowed down by
+  // other work gets less): ms per run on each thread, ms of this thread's own part, and the
+  // worker's delay (its round trip less its work, when this thread was idle and waiting for it).
+  // Without a worker (none in this browser, it failed, or it is still busy with an update since
+  // replaced) this thread does all.
+  const cost = { worker: 1, page: 1, own: 5, delay: 1 }; // ms, first guesses
   const measured = (key, ms) => { cost[key] = 0.5 * cost[key] + 0.5 * ms; };
-  /** Of n runs, the worker's: m with own + page (n - m) = worker m, rounded, in 0..n. */
+  /** Of n runs, the worker's: m with own + page (n - m) = delay + worker m, rounded, in 0..n. */
   const workerShare = (n) => Math.max(0, Math.min(n,
-    Math.round((cost.own + cost.page * n) / (cost.page + cost.worker))));
+    Math.round((cost.own + cost.page * n - cost.delay) / (cost.page + cost.worker))));
   let worker = null, serial = 0, pending = null, busy = false;
+  let ready = () => {}; // resolves vxVit.workerReady: true once the worker is warm, else false
+  const workerReady = new Promise((resolve) => { ready = resolve; });
   /** The update now on screen is complete: every result is written. A promise per update;
    * one replaced before its end resolves to false. */
   let written = Promise.resolve(true), finish = () => {};
@@ -692,18 +701,25 @@
       const url = URL.createObjectURL(new Blob([SOURCE], { type: "text/javascript" }));
       const w = new Worker(url);
       w.onmessage = (event) => {
-        busy = false;
+        busy = false; // ready, or done
         const reply = event.data;
-        if (reply.logits.length) measured("worker", reply.ms / reply.logits.length);
-        if (pending && reply.serial === pending.serial) complete(pending, reply.logits);
+        if (reply.ready) ready(true);
+        if (pending && reply.serial === pending.serial) {
+          const now = performance.now();
+          measured("worker", reply.ms / pending.far.length);
+          if (now > pending.ended + 0.5) measured("delay", now - pending.posted - reply.ms);
+          complete(pending, reply.logits);
+        }
       };
       w.onerror = w.onmessageerror = (event) => { // from now on, everything on this thread
         if (event.preventDefault) event.preventDefault();
         worker = null;
         busy = false;
+        ready(false);
         if (pending) complete(pending, occludedLogits(model, pending.image, pending.far));
       };
       w.postMessage({ weights: { config: data.config, params: data.params } }); // once
+      busy = true; // until it says it is ready
       return w;
     } catch (error) {
       return null; // e.g. a page whose policy forbids blob: workers
@@ -716,6 +732,7 @@
     pending = null;
     result.occlusion = occlusionDrops(model, result.probs, result.predicted,
       job.far.concat(job.near), farLogits.concat(job.nearLogits));
+    result.workerRuns = job.far.length; // of the occlusion runs, how many the worker did
     renderOcclusion();
     finish(true);
   }
@@ -725,9 +742,11 @@
     written = new Promise((resolve) => { finish = resolve; });
     const image = pixels(state.levels), patches = inkedPatches(model, image);
     const share = worker && !busy ? workerShare(patches.length) : 0;
+    if (!share) cost.delay *= 0.7; // a long delay once is forgotten: the worker is tried again
     const job = { serial: ++serial, image: image, far: patches.slice(0, share),
       near: patches.slice(share), nearLogits: [] };
     if (job.far.length) { // first, so that both threads work at once
+      job.posted = performance.now();
       worker.postMessage({ serial: job.serial, image: image, patches: job.far });
       busy = true;
     }
@@ -741,6 +760,7 @@
       job.nearLogits = occludedLogits(model, image, job.near);
       measured("page", (performance.now() - own) / job.near.length);
     }
+    job.ended = performance.now();
     if (!job.far.length) complete(job, []);
     return written;
   }
@@ -823,11 +843,14 @@
   canvas.addEventListener("blur", () => { state.focused = false; drawPicture(); });
 
   worker = startWorker();
+  if (!worker) ready(false);
+  window.vxVit.workerReady = workerReady;
   window.vxVit.update = update;
   window.vxVit.showPicture = showPicture; // returns the promise `written` of its update
   window.vxVit.written = () => written;
   window.vxVit.shown = () => result; // what the page shows
   window.vxVit.usesWorker = () => worker !== null;
+  window.vxVit.cost = cost; // ms per occlusion run on each thread, ms of the rest, as measured
   root.hidden = false;
   showPicture(0);
 })();
