@@ -380,10 +380,13 @@ def test_the_page_shows_what_analyse_gives_with_or_without_a_worker(
     context, page = _open_with(browser, browser_context_args, init)
     try:
         assert page.evaluate("vxVit.usesWorker()") is (init is None)
+        answered = 0  # updates whose map has the worker's runs (else this thread took them back)
         for k in SAMPLE + [114]:
             equal, worker_runs, runs = page.evaluate(SHOWN_EQUALS_ANALYSE, k)
             assert equal, k
-            assert worker_runs == ((runs + 1) // 2 if init is None else 0), (k, worker_runs, runs)
+            assert worker_runs in ({0, (runs + 1) // 2} if init is None else {0}), k
+            answered += worker_runs > 0
+        assert (answered > 0) is (init is None)
         label = page.locator("#vx-vit [data-vx=occlusion]").get_attribute("aria-label")
         assert label.startswith("Occlusion map of class ")
         assert page.attempted == [] and page.errors == []

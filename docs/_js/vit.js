@@ -708,7 +708,7 @@
           const now = performance.now();
           measured("worker", reply.ms / pending.far.length);
           if (now > pending.ended + 0.5) measured("delay", now - pending.posted - reply.ms);
-          complete(pending, reply.logits);
+          complete(pending, reply.logits, true);
         }
       };
       w.onerror = w.onmessageerror = (event) => { // from now on, everything on this thread
@@ -716,7 +716,7 @@
         worker = null;
         busy = false;
         ready(false);
-        if (pending) complete(pending, occludedLogits(model, pending.image, pending.far));
+        if (pending) complete(pending, occludedLogits(model, pending.image, pending.far), false);
       };
       w.postMessage({ weights: { config: data.config, params: data.params } }); // once
       busy = true; // until it says it is ready
@@ -728,14 +728,28 @@
 
   /** The occlusion map of update `job` from the worker's logits (its patches `far`) and this
    * thread's (`near`), written into the page. */
-  function complete(job, farLogits) {
+  function complete(job, farLogits, fromWorker) {
     pending = null;
     result.occlusion = occlusionDrops(model, result.probs, result.predicted,
       job.far.concat(job.near), farLogits.concat(job.nearLogits));
-    result.workerRuns = job.far.length; // of the occlusion runs, how many the worker did
+    result.workerRuns = fromWorker ? job.far.length : 0; // of the occlusion runs, the worker's
     renderOcclusion();
     finish(true);
   }
+
+  // When this thread has done its part and the worker's answer is not in yet (a worker slowed
+  // down by other work on the machine), this thread takes the worker's runs back, one at a time
+  // from the last, letting the answer in between (a task of its own each, by a MessageChannel,
+  // which has no delay, unlike setTimeout): whichever finishes them first gives the map.
+  const turn = new MessageChannel();
+  turn.port1.onmessage = () => {
+    const job = pending;
+    if (!job || !job.far.length) return; // done, or replaced by a newer update
+    const b = job.far.length - 1 - job.taken.length; // the last of the worker's runs not taken
+    job.taken.unshift(occludedLogits(model, job.image, [job.far[b]])[0]);
+    if (b > 0) turn.port2.postMessage(null);
+    else complete(job, job.taken, false);
+  };
 
   function update() {
     finish(false); // the update before, if still waiting for the worker, is replaced
@@ -744,7 +758,7 @@
     const share = worker && !busy ? workerShare(patches.length) : 0;
     if (!share) cost.delay *= 0.7; // a long delay once is forgotten: the worker is tried again
     const job = { serial: ++serial, image: image, far: patches.slice(0, share),
-      near: patches.slice(share), nearLogits: [] };
+      near: patches.slice(share), nearLogits: [], taken: [] };
     if (job.far.length) { // first, so that both threads work at once
       job.posted = performance.now();
       worker.postMessage({ serial: job.serial, image: image, patches: job.far });
@@ -761,7 +775,8 @@
       measured("page", (performance.now() - own) / job.near.length);
     }
     job.ended = performance.now();
-    if (!job.far.length) complete(job, []);
+    if (!job.far.length) complete(job, [], false);
+    else turn.port2.postMessage(null); // take the worker's runs back if its answer is late
     return written;
   }
 
