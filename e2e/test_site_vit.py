@@ -29,11 +29,12 @@ SITE = ROOT / "build" / "html"
 PAGE = SITE / "notebooks" / "08_vit_on_digits.html"
 PHONE = {"width": 390, "height": 844}
 PAGE_BUDGET = 2 * 1024 * 1024  # bytes the live ViT may add to the page, weights included
-# ms: a full recompute (forward, maps, rollout, lens, occlusion, drawing). Issue 26 asks for 20 ms;
-# measured on 2 cores shared with other work (load average 10 to 15): 27.6 to 34.7 ms of main-thread
-# CPU on the heaviest picture (it was 42.6 to 48.8 ms before the occlusion runs shared block 1's
-# q, k, v and ran the last block on the class token alone), so the target is not met yet. This
-# bound (about twice that) guards against a slowdown meanwhile.
+# ms: a full recompute, from the input event to the last result written (forward pass, maps,
+# rollout, lens, occlusion, every canvas and text), the fastest of 25 on the heaviest picture.
+# Issue 26 asks for 20 ms. Measured on this 2-core machine while other sessions kept both cores
+# busy (load average 4.8 to 9; each session gets an equal share of the CPU, so the worker finds no
+# free core): fastest 17.1 to 41.3 ms, median 25.3 to 63.9 ms with the worker; 21.5 to 34.6 ms
+# and 23.6 to 56.7 ms on one thread, in the same runs. This bound guards against a slowdown.
 RECOMPUTE_BUDGET = 60.0
 SAMPLE = [0, 1, 2, 3, 57, 101, 150, 222, 298, 333, 396]  # pictures whose analyses are compared
 
@@ -419,7 +420,7 @@ RECOMPUTE = """async (k) => {
   slider.value = String(k);
   slider.dispatchEvent(new Event("input"));
   await vxVit.written();
-  return performance.now() - start;
+  return [performance.now() - start, vxVit.shown().workerRuns];
 }"""
 
 
@@ -453,6 +454,7 @@ def test_a_full_recompute_stays_under_the_budget(browser: Browser, browser_conte
             for k in range(20):
                 page.evaluate(RECOMPUTE, k)
         wall = {name: [] for name in pages}
+        runs = []  # per update of the page with a worker: the occlusion runs the worker did
         cpu = {name: 0.0 for name in pages}
         spread = {name: [] for name in pages}
 
@@ -463,11 +465,14 @@ def test_a_full_recompute_stays_under_the_budget(browser: Browser, browser_conte
         for _ in range(25):
             for name, (_, page, cdp) in pages.items():
                 before = thread_time(cdp)
-                wall[name].append(page.evaluate(RECOMPUTE, heaviest[0]))
+                ms, worker_runs = page.evaluate(RECOMPUTE, heaviest[0])
+                wall[name].append(ms)
+                if name == "worker":
+                    runs.append(worker_runs)
                 cpu[name] += thread_time(cdp) - before
         for k in range(0, 397, 10):
             for name, (_, page, _) in pages.items():
-                spread[name].append(page.evaluate(RECOMPUTE, k))
+                spread[name].append(page.evaluate(RECOMPUTE, k)[0])
         load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
         print(f"\nfull recompute, test picture {heaviest[0]} ({heaviest[1]} occlusion runs):")
         for name in pages:
@@ -477,6 +482,10 @@ def test_a_full_recompute_stays_under_the_budget(browser: Browser, browser_conte
                 f"CPU {cpu[name] * 1000 / len(wall[name]):.1f} ms per update; every 10th test "
                 f"picture: wall median {statistics.median(spread[name]):.1f} ms"
             )
+        print(
+            f"  the worker answered {sum(r > 0 for r in runs)} of {len(runs)} updates of test "
+            f"picture {heaviest[0]}, with {statistics.mean(runs):.1f} of its runs on average"
+        )
         ratio = statistics.median(wall["worker"]) / statistics.median(wall["one thread"])
         print(
             f"  median ratio worker / one thread {ratio:.2f} (load average {load} on "
@@ -485,6 +494,7 @@ def test_a_full_recompute_stays_under_the_budget(browser: Browser, browser_conte
         for _, page, _ in pages.values():
             assert page.attempted == [] and page.errors == []
         assert min(wall["worker"]) < RECOMPUTE_BUDGET
+        assert min(wall["one thread"]) < RECOMPUTE_BUDGET
     finally:
         for context, _, _ in pages.values():
             context.close()

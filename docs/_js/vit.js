@@ -497,9 +497,10 @@
         for (let i = 0; i < 20; i++) occludedLogits(workerModel, image, [1, 2, 5, 6, 9, 10]);
         self.postMessage({ ready: true });
       } else {
-        const start = performance.now();
+        const start = performance.now(); // since the worker's own time origin
         const logits = occludedLogits(workerModel, job.image, job.patches);
-        self.postMessage({ serial: job.serial, logits: logits, ms: performance.now() - start });
+        self.postMessage({ serial: job.serial, logits: logits, ms: performance.now() - start,
+          started: performance.timeOrigin + start }); // on the clock shared with the page
       }
     };
     return;
@@ -680,7 +681,7 @@
   // drawing and the rest. How many: so that both threads end together, from the times measured
   // in the updates before, which change with the load of the machine (a worker slowed down by
   // other work gets less): ms per run on each thread, ms of this thread's own part, and the
-  // worker's delay (its round trip less its work, when this thread was idle and waiting for it).
+  // worker's delay (from the post of a job to the start of its work).
   // Without a worker (none in this browser, it failed, or it is still busy with an update since
   // replaced) this thread does all.
   const cost = { worker: 1, page: 1, own: 5, delay: 1 }; // ms, first guesses
@@ -705,9 +706,8 @@
         const reply = event.data;
         if (reply.ready) ready(true);
         if (pending && reply.serial === pending.serial) {
-          const now = performance.now();
           measured("worker", reply.ms / pending.far.length);
-          if (now > pending.ended + 0.5) measured("delay", now - pending.posted - reply.ms);
+          measured("delay", reply.started - pending.posted); // from the post to its start
           complete(pending, reply.logits, true);
         }
       };
@@ -760,7 +760,7 @@
     const job = { serial: ++serial, image: image, far: patches.slice(0, share),
       near: patches.slice(share), nearLogits: [], taken: [] };
     if (job.far.length) { // first, so that both threads work at once
-      job.posted = performance.now();
+      job.posted = performance.timeOrigin + performance.now();
       worker.postMessage({ serial: job.serial, image: image, patches: job.far });
       busy = true;
     }
@@ -774,7 +774,6 @@
       job.nearLogits = occludedLogits(model, image, job.near);
       measured("page", (performance.now() - own) / job.near.length);
     }
-    job.ended = performance.now();
     if (!job.far.length) complete(job, [], false);
     else turn.port2.postMessage(null); // take the worker's runs back if its answer is late
     return written;
