@@ -8,6 +8,8 @@
  * numbers of vitexplain/weights/digits_vit_learned.pt (exported by scripts/export_site_vit.py
  * into the JSON block of this page); the arithmetic is JavaScript's float64, so the results are
  * those of the notebook's `vit64` (the same weights in float64) up to the order of the sums.
+ * The occlusion runs, most of the work, are shared with a Web Worker that runs this same script
+ * (see "the worker" below); the results are the same, to the bit, on either thread.
  */
 (function () {
   "use strict";
