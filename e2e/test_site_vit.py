@@ -362,7 +362,7 @@ def _open_with(browser: Browser, args: dict, init: str | None) -> tuple[BrowserC
 # the page would measure, set so), against vxVit.analyse all on this thread: [equal, runs of
 # the worker, runs in all]
 SHOWN_EQUALS_ANALYSE = """async (k) => {
-  Object.assign(vxVit.cost, {worker: 1, page: 1, own: 0, delay: 0});
+  Object.assign(vxVit.cost, {worker: 1, page: 1, own: 0, delay: 0, gain: 0});
   await vxVit.showPicture(k);
   const shown = vxVit.shown(), own = vxVit.analyse(vxVit.model, vxVit.pixels(vxVit.testPicture(k)));
   const same = (a, b) => a.length === b.length && a.every((v, i) => v === b[i]);
@@ -400,7 +400,8 @@ def test_a_newer_update_wins_over_a_late_reply(page: Page):
     the page shows the second picture's results, and the first update reports itself replaced."""
     replaced, same = page.evaluate(
         """async () => {
-             Object.assign(vxVit.cost, {worker: 0.01, page: 1, own: 0, delay: 0}); // all to it
+             // all the runs to the worker
+             Object.assign(vxVit.cost, {worker: 0.01, page: 1, own: 0, delay: 0, gain: 0});
              const first = vxVit.showPicture(114), second = vxVit.showPicture(3);
              const [a, b] = await Promise.all([first, second]);
              await new Promise(r => setTimeout(r, 200)); // any late reply has come by now

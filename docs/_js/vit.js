@@ -682,12 +682,16 @@
   // the worker: it takes the first ones while this thread does the picture's own pass, the
   // drawing and the rest. How many: so that both threads end together, from the times measured
   // in the updates before, which change with the load of the machine (a worker slowed down by
-  // other work gets less): ms per run on each thread, ms of this thread's own part, and the
-  // worker's delay (from the post of a job to the start of its work).
-  // Without a worker (none in this browser, it failed, or it is still busy with an update since
-  // replaced) this thread does all.
-  const cost = { worker: 1, page: 1, own: 5, delay: 1 }; // ms, first guesses
-  const measured = (key, ms) => { cost[key] = 0.5 * cost[key] + 0.5 * ms; };
+  // other work gets less): ms per run on each thread (page: while the worker works too; alone:
+  // while it does not), ms of this thread's own part, and the worker's delay (from the post of
+  // a job to the start of its work). And whether at all: two threads can be slower than one
+  // where the machine has no core to spare (its other work keeps both busy, and the two threads
+  // then share one), so `gain`, the time of the last updates with the worker over the time this
+  // thread alone would have taken (own + alone n), decides; it is let down a little after each
+  // update without the worker, so that the worker is tried again. Without a worker (none in this
+  // browser, it failed, or it is still busy with an update since replaced) this thread does all.
+  const cost = { worker: 1, page: 1, alone: 1, own: 5, delay: 1, gain: 0.6 }; // first guesses
+  const measured = (key, value) => { cost[key] = 0.5 * cost[key] + 0.5 * value; };
   /** Of n runs, the worker's: m with own + page (n - m) = delay + worker m, rounded, in 0..n. */
   const workerShare = (n) => Math.max(0, Math.min(n,
     Math.round((cost.own + cost.page * n - cost.delay) / (cost.page + cost.worker))));
@@ -732,6 +736,10 @@
    * thread's (`near`), written into the page. */
   function complete(job, farLogits, fromWorker) {
     pending = null;
+    if (job.far.length) { // an update with the worker: its time over this thread's alone
+      const n = job.far.length + job.near.length;
+      measured("gain", (performance.now() - job.start) / (cost.own + cost.alone * n));
+    }
     result.occlusion = occlusionDrops(model, result.probs, result.predicted,
       job.far.concat(job.near), farLogits.concat(job.nearLogits));
     result.workerRuns = fromWorker ? job.far.length : 0; // of the occlusion runs, the worker's
@@ -757,10 +765,13 @@
     finish(false); // the update before, if still waiting for the worker, is replaced
     written = new Promise((resolve) => { finish = resolve; });
     const image = pixels(state.levels), patches = inkedPatches(model, image);
-    const share = worker && !busy ? workerShare(patches.length) : 0;
-    if (!share) cost.delay *= 0.7; // a long delay once is forgotten: the worker is tried again
+    const share = worker && !busy && cost.gain < 1 ? workerShare(patches.length) : 0;
+    if (!share) { // a long delay or a loss once is forgotten: the worker is tried again
+      cost.delay *= 0.7;
+      cost.gain *= 0.95;
+    }
     const job = { serial: ++serial, image: image, far: patches.slice(0, share),
-      near: patches.slice(share), nearLogits: [], taken: [] };
+      near: patches.slice(share), nearLogits: [], taken: [], start: performance.now() };
     if (job.far.length) { // first, so that both threads work at once
       job.posted = performance.timeOrigin + performance.now();
       worker.postMessage({ serial: job.serial, image: image, patches: job.far });
@@ -774,7 +785,7 @@
     measured("own", own - start);
     if (job.near.length) {
       job.nearLogits = occludedLogits(model, image, job.near);
-      measured("page", (performance.now() - own) / job.near.length);
+      measured(share ? "page" : "alone", (performance.now() - own) / job.near.length);
     }
     if (!job.far.length) complete(job, [], false);
     else turn.port2.postMessage(null); // take the worker's runs back if its answer is late
