@@ -481,7 +481,7 @@
     return result;
   }
 
-  // --- the worker: half of the occlusion runs on the second core -----------------------------
+  // --- the worker: part of the occlusion runs on a second core ------------------------------
 
   // The page runs this same script a second time as a Web Worker, from its own text in a blob:
   // URL (memory, not a request; no file, no fetch). The worker is sent the weights once, then
@@ -752,12 +752,12 @@
   // from the last, letting the answer in between (a task of its own each, by a MessageChannel,
   // which has no delay, unlike setTimeout): whichever finishes them first gives the map.
   const turn = new MessageChannel();
-  turn.port1.onmessage = () => {
+  turn.port1.onmessage = (event) => {
     const job = pending;
-    if (!job || !job.far.length) return; // done, or replaced by a newer update
+    if (!job || job.serial !== event.data) return; // done, or replaced by a newer update
     const b = job.far.length - 1 - job.taken.length; // the last of the worker's runs not taken
     job.taken.unshift(occludedLogits(model, job.image, [job.far[b]])[0]);
-    if (b > 0) turn.port2.postMessage(null);
+    if (b > 0) turn.port2.postMessage(job.serial);
     else complete(job, job.taken, false);
   };
 
@@ -788,7 +788,7 @@
       measured(share ? "page" : "alone", (performance.now() - own) / job.near.length);
     }
     if (!job.far.length) complete(job, [], false);
-    else turn.port2.postMessage(null); // take the worker's runs back if its answer is late
+    else turn.port2.postMessage(job.serial); // take the worker's runs back if it is late
     return written;
   }
 
