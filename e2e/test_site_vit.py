@@ -166,11 +166,19 @@ def test_maps_rollout_lens_and_occlusion_equal_the_packages(page: Page, models, 
 # --- the reader's controls ------------------------------------------------------------------------
 
 
+def _written(page: Page) -> None:
+    """Wait for the last update's results in the page: they are written all at once, when the
+    occlusion map is in (from the worker, a task later)."""
+    page.evaluate("() => vxVit.written()")
+
+
 def _status(page: Page) -> str:
+    _written(page)
     return page.locator("#vx-vit [data-vx=status]").text_content()
 
 
 def _shown_probs(page: Page) -> list[float]:
+    _written(page)
     return [float(t) for t in page.locator("#vx-vit .vx-vit-value").all_text_contents()]
 
 
@@ -215,6 +223,7 @@ def test_drawing_by_keyboard(page: Page, models):
         go(row, col)
     go(2, 5)  # and off again: Space toggles
     assert drawn[0, 2, 5] == 0
+    _written(page)
     numbers = page.locator("#vx-vit [data-vx=draw-levels]").text_content()
     rows = [list(map(int, r.split())) for r in re.findall(r"[\d ]+(?=;|\.)", numbers)]
     assert torch.equal(torch.tensor(rows, dtype=torch.float32) / 16, drawn[0])
@@ -248,6 +257,7 @@ def test_drawing_by_mouse_and_touch(browser: Browser, browser_context_args: dict
         drawn = torch.zeros(1, 8, 8)
         drawn[0, 1:7, 4] = 1.0
         drawn[0, 6, 5] = 1.0
+        _written(page)
         numbers = page.locator("#vx-vit [data-vx=draw-levels]").text_content()
         rows = [list(map(int, r.split())) for r in re.findall(r"[\d ]+(?=;|\.)", numbers)]
         assert torch.equal(torch.tensor(rows, dtype=torch.float32) / 16, drawn[0])
@@ -264,6 +274,7 @@ def test_slider_picks_every_test_picture_by_keyboard(page: Page, models, test_pi
     slider.focus()
     page.keyboard.press("End")
     assert slider.input_value() == "396"
+    _written(page)
     assert f"test picture 396 of 0–396, label {int(labels[396])}" in (
         page.locator("#vx-vit-picture").text_content()
     )

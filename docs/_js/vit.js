@@ -667,7 +667,7 @@
     if (r.occlusion) renderOcclusion();
   }
 
-  /** The occlusion map, which may come after the rest (from the worker). */
+  /** The occlusion map, once it is in (it may come from the worker after the rest). */
   function renderOcclusion() {
     const g = model.gridSize, r = result;
     const span = Math.max(1e-12, ...r.occlusion.map(Math.abs));
@@ -683,14 +683,15 @@
   // drawing and the rest. How many: so that both threads end together, from the times measured
   // in the updates before, which change with the load of the machine (a worker slowed down by
   // other work gets less): ms per run on each thread (page: while the worker works too; alone:
-  // while it does not), ms of this thread's own part, and the worker's delay (from the post of
-  // a job to the start of its work). And whether at all: two threads can be slower than one
-  // where the machine has no core to spare (its other work keeps both busy, and the two threads
-  // then share one), so `gain`, the time of the last updates with the worker over the time this
-  // thread alone would have taken (own + alone n), decides; it is let down a little after each
+  // while it does not), ms of this thread's own part (the picture's pass), of the drawing, and
+  // the worker's delay (from the post of a job to the start of its work); first guesses below.
+  // And whether at all: two threads can be slower than one where the machine has no core to
+  // spare (its other work keeps both busy, and the two threads then share one), so `gain`, the
+  // time of the last updates with the worker over the time this thread alone would have taken
+  // (own + alone n + render), decides; it is let down a little after each
   // update without the worker, so that the worker is tried again. Without a worker (none in this
   // browser, it failed, or it is still busy with an update since replaced) this thread does all.
-  const cost = { worker: 1, page: 1, alone: 1, own: 5, delay: 1, gain: 0.6 }; // first guesses
+  const cost = { worker: 1, page: 1, alone: 1, own: 3, render: 3, delay: 1, gain: 0.6 };
   const measured = (key, value) => { cost[key] = 0.5 * cost[key] + 0.5 * value; };
   /** Of n runs, the worker's: m with own + page (n - m) = delay + worker m, rounded, in 0..n. */
   const workerShare = (n) => Math.max(0, Math.min(n,
@@ -738,12 +739,15 @@
     pending = null;
     if (job.far.length) { // an update with the worker: its time over this thread's alone
       const n = job.far.length + job.near.length;
-      measured("gain", (performance.now() - job.start) / (cost.own + cost.alone * n));
+      measured("gain",
+        (performance.now() - job.start) / (cost.own + cost.alone * n + cost.render));
     }
     result.occlusion = occlusionDrops(model, result.probs, result.predicted,
       job.far.concat(job.near), farLogits.concat(job.nearLogits));
     result.workerRuns = fromWorker ? job.far.length : 0; // of the occlusion runs, the worker's
-    renderOcclusion();
+    const start = performance.now();
+    render(); // everything at once (see update)
+    measured("render", performance.now() - start);
     finish(true);
   }
 
@@ -778,9 +782,11 @@
       busy = true;
     }
     pending = job;
+    // Nothing is written into the page before the occlusion map is in: a change would make the
+    // browser lay out and paint this long page between this task and the worker's answer,
+    // which would then wait for it.
     const start = performance.now();
     result = analysePicture(model, image);
-    render(); // all but the occlusion map
     const own = performance.now();
     measured("own", own - start);
     if (job.near.length) {
