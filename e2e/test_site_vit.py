@@ -31,10 +31,12 @@ PHONE = {"width": 390, "height": 844}
 PAGE_BUDGET = 2 * 1024 * 1024  # bytes the live ViT may add to the page, weights included
 # ms: a full recompute, from the input event to the last result written (forward pass, maps,
 # rollout, lens, occlusion, every canvas and text), the fastest of 25 on the heaviest picture.
-# Issue 26 asks for 20 ms. Measured on this 2-core machine while other sessions kept it busy (load
-# average 3 to 6; each session gets an equal share of the CPU, so the worker seldom finds a free
-# core), same runs, worker / one thread: fastest 17.3 to 25.6 / 21.1 to 33.7 ms, median 26.0 to
-# 34.0 / 25.5 to 36.8 ms (median ratio 0.77 to 1.32). This bound guards against a slowdown.
+# Issue 26 asks for 20 ms. Measured on this 2-core machine, same runs, worker / one thread: at
+# load average 1.4 to 1.7, fastest 14.0 to 17.7 / 22.0 to 22.7 ms, median 21.8 to 22.4 / 32.0 to
+# 33.6 ms, every 10th test picture median 17.2 to 19.2 / 22.3 to 26.5 ms; while other sessions
+# kept both cores busy (load average 3 to 6, each session an equal share of the CPU, so the
+# worker seldom finds a free core) the worker gains less or nothing, and the page then mostly
+# does without it. This bound guards against a slowdown, under CI load too.
 RECOMPUTE_BUDGET = 60.0
 SAMPLE = [0, 1, 2, 3, 57, 101, 150, 222, 298, 333, 396]  # pictures whose analyses are compared
 
@@ -425,9 +427,11 @@ def test_a_newer_update_wins_over_a_late_reply(page: Page):
     assert page.evaluate("vxVit.usesWorker()")
 
 
-# from the input event (a slider step) to the last result written, the occlusion map included
+# from the input event (a slider step) to the last result written, the occlusion map included;
+# each from a page at rest (the frame of the update before painted, not timed)
 RECOMPUTE = """async (k) => {
   const slider = document.getElementById("vx-vit-slider");
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r))));
   const start = performance.now();
   slider.value = String(k);
   slider.dispatchEvent(new Event("input"));
