@@ -29,11 +29,14 @@ SITE = ROOT / "build" / "html"
 PAGE = SITE / "notebooks" / "08_vit_on_digits.html"
 PHONE = {"width": 390, "height": 844}
 PAGE_BUDGET = 2 * 1024 * 1024  # bytes the live ViT may add to the page, weights included
-# ms: a full recompute (forward, maps, rollout, lens, occlusion, drawing). Issue 26 asks for 20 ms;
-# measured on 2 cores shared with other work (load average 10 to 15): 27.6 to 34.7 ms of main-thread
-# CPU on the heaviest picture (it was 42.6 to 48.8 ms before the occlusion runs shared block 1's
-# q, k, v and ran the last block on the class token alone), so the target is not met yet. This
-# bound (about twice that) guards against a slowdown meanwhile.
+# ms: a full recompute, from the input event to the last result written (forward pass, maps,
+# rollout, lens, occlusion, every canvas and text), the fastest of 25 on the heaviest picture.
+# Issue 26 asks for 20 ms. Measured on this 2-core machine, same runs, worker / one thread: at
+# load average 1.4 to 1.7, fastest 14.0 to 17.7 / 22.0 to 22.7 ms, median 21.8 to 22.4 / 32.0 to
+# 33.6 ms, every 10th test picture median 17.2 to 19.2 / 22.3 to 26.5 ms; while other sessions
+# kept both cores busy (load average 3 to 6, each session an equal share of the CPU, so the
+# worker seldom finds a free core) the worker gains less or nothing, and the page then mostly
+# does without it. This bound guards against a slowdown, under CI load too.
 RECOMPUTE_BUDGET = 60.0
 SAMPLE = [0, 1, 2, 3, 57, 101, 150, 222, 298, 333, 396]  # pictures whose analyses are compared
 
@@ -64,6 +67,8 @@ def _open(context: BrowserContext) -> tuple[Page, list[str], list[str]]:
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(PAGE.as_uri(), wait_until="load")
     page.wait_for_function("() => Boolean(window.vxVit && window.vxVit.showPicture)")
+    page.evaluate("() => vxVit.written()")  # the first picture's occlusion map written
+    page.evaluate("() => vxVit.workerReady")  # the worker started and warm (or none)
     return page, attempted, errors
 
 
@@ -163,11 +168,19 @@ def test_maps_rollout_lens_and_occlusion_equal_the_packages(page: Page, models, 
 # --- the reader's controls ------------------------------------------------------------------------
 
 
+def _written(page: Page) -> None:
+    """Wait for the last update's results in the page: they are written all at once, when the
+    occlusion map is in (from the worker, a task later)."""
+    page.evaluate("() => vxVit.written()")
+
+
 def _status(page: Page) -> str:
+    _written(page)
     return page.locator("#vx-vit [data-vx=status]").text_content()
 
 
 def _shown_probs(page: Page) -> list[float]:
+    _written(page)
     return [float(t) for t in page.locator("#vx-vit .vx-vit-value").all_text_contents()]
 
 
@@ -212,6 +225,7 @@ def test_drawing_by_keyboard(page: Page, models):
         go(row, col)
     go(2, 5)  # and off again: Space toggles
     assert drawn[0, 2, 5] == 0
+    _written(page)
     numbers = page.locator("#vx-vit [data-vx=draw-levels]").text_content()
     rows = [list(map(int, r.split())) for r in re.findall(r"[\d ]+(?=;|\.)", numbers)]
     assert torch.equal(torch.tensor(rows, dtype=torch.float32) / 16, drawn[0])
@@ -245,6 +259,7 @@ def test_drawing_by_mouse_and_touch(browser: Browser, browser_context_args: dict
         drawn = torch.zeros(1, 8, 8)
         drawn[0, 1:7, 4] = 1.0
         drawn[0, 6, 5] = 1.0
+        _written(page)
         numbers = page.locator("#vx-vit [data-vx=draw-levels]").text_content()
         rows = [list(map(int, r.split())) for r in re.findall(r"[\d ]+(?=;|\.)", numbers)]
         assert torch.equal(torch.tensor(rows, dtype=torch.float32) / 16, drawn[0])
@@ -261,6 +276,7 @@ def test_slider_picks_every_test_picture_by_keyboard(page: Page, models, test_pi
     slider.focus()
     page.keyboard.press("End")
     assert slider.input_value() == "396"
+    _written(page)
     assert f"test picture 396 of 0–396, label {int(labels[396])}" in (
         page.locator("#vx-vit-picture").text_content()
     )
@@ -336,46 +352,165 @@ def test_the_live_vit_adds_at_most_2_mb_to_the_page():
     assert added <= PAGE_BUDGET
 
 
-def test_a_full_recompute_stays_under_the_budget(page: Page):
-    """The page's own update (forward pass, maps, rollout, lens, occlusion, every canvas and
-    text), timed in the browser on the heaviest test picture (the most patches with ink: one
-    occlusion run each), 15 times. Held to the budget: the main thread's CPU time per update
-    (Chromium's ThreadTime), which other processes on a shared machine do not add to; printed
-    beside it: the wall-clock times, and over every 10th test picture, with the load average."""
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("Performance.enable", {"timeDomain": "threadTicks"})
+# in a page without a worker: Worker missing, or one whose script fails as it starts
+NO_WORKER = "window.Worker = undefined;"
+FAILING_WORKER = """{
+  const Real = window.Worker;
+  window.Worker = function () {
+    return new Real(URL.createObjectURL(new Blob(["throw new Error('refused')"])));
+  };
+}"""
 
-    def thread_time() -> float:
-        metrics = cdp.send("Performance.getMetrics")["metrics"]
-        return next(m["value"] for m in metrics if m["name"] == "ThreadTime")  # seconds
 
-    heaviest = page.evaluate(
-        """() => {
-             const inked = k => { // patches with ink in test picture k
-               const p = vxVit.testPicture(k);
-               return [...Array(16).keys()].filter(i => [0, 1, 8, 9].some(o =>
-                 p[Math.floor(i / 4) * 16 + (i % 4) * 2 + o] > 0)).length;
-             };
-             for (let k = 0; k < 20; k++) vxVit.showPicture(k); // warm up the JIT
-             const order = [...Array(vxVit.numPictures).keys()];
-             const k = order.reduce((a, b) => (inked(b) > inked(a) ? b : a));
-             return [k, inked(k)];
+def _open_with(browser: Browser, args: dict, init: str | None) -> tuple[BrowserContext, Page]:
+    context = browser.new_context(**args)
+    if init:
+        context.add_init_script(init)
+    page, attempted, errors = _open(context)
+    page.attempted, page.errors = attempted, errors
+    return context, page
+
+
+# the page's update of test picture k, with the occlusion runs half on each thread (the costs
+# the page would measure, set so), against vxVit.analyse all on this thread: [equal, runs of
+# the worker, runs in all]
+SHOWN_EQUALS_ANALYSE = """async (k) => {
+  Object.assign(vxVit.cost, {worker: 1, page: 1, own: 0, delay: 0, gain: 0});
+  await vxVit.showPicture(k);
+  const shown = vxVit.shown(), own = vxVit.analyse(vxVit.model, vxVit.pixels(vxVit.testPicture(k)));
+  const same = (a, b) => a.length === b.length && a.every((v, i) => v === b[i]);
+  const equal = same(shown.occlusion, own.occlusion) && same(shown.probs, own.probs) &&
+    same(shown.lens.flat(), own.lens.flat()) && same(shown.rollout.flat(), own.rollout.flat());
+  return [equal, shown.workerRuns, own.occlusion.filter(v => v !== 0).length];
+}"""
+
+
+@pytest.mark.parametrize("init", [None, NO_WORKER, FAILING_WORKER], ids=["worker", "none", "fails"])
+def test_the_page_shows_what_analyse_gives_with_or_without_a_worker(
+    browser: Browser, browser_context_args: dict, init: str | None
+):
+    """The page shares the occlusion runs with a Web Worker made from its own script; without
+    one (none, or it fails) it does them all itself: the results are the same, to the bit."""
+    context, page = _open_with(browser, browser_context_args, init)
+    try:
+        assert page.evaluate("vxVit.usesWorker()") is (init is None)
+        answered = 0  # updates whose map has the worker's runs (else this thread took them back)
+        for k in SAMPLE + [114]:
+            equal, worker_runs, runs = page.evaluate(SHOWN_EQUALS_ANALYSE, k)
+            assert equal, k
+            assert worker_runs in ({0, (runs + 1) // 2} if init is None else {0}), k
+            answered += worker_runs > 0
+        assert (answered > 0) is (init is None)
+        label = page.locator("#vx-vit [data-vx=occlusion]").get_attribute("aria-label")
+        assert label.startswith("Occlusion map of class ")
+        assert page.attempted == [] and page.errors == []
+    finally:
+        context.close()
+
+
+def test_a_newer_update_wins_over_a_late_reply(page: Page):
+    """Two updates at once: the first one's reply from the worker comes after the second began;
+    the page shows the second picture's results, and the first update reports itself replaced."""
+    replaced, same = page.evaluate(
+        """async () => {
+             // all the runs to the worker
+             Object.assign(vxVit.cost, {worker: 0.01, page: 1, own: 0, delay: 0, gain: 0});
+             const first = vxVit.showPicture(114), second = vxVit.showPicture(3);
+             const [a, b] = await Promise.all([first, second]);
+             await new Promise(r => setTimeout(r, 200)); // any late reply has come by now
+             const own = vxVit.analyse(vxVit.model, vxVit.pixels(vxVit.testPicture(3)));
+             return [a === false && b === true,
+                     vxVit.shown().occlusion.every((v, i) => v === own.occlusion[i])];
            }"""
     )
-    timer = """(k) => {
-                 const start = performance.now();
-                 vxVit.showPicture(k);
-                 return performance.now() - start;
+    assert replaced and same
+    assert page.evaluate("vxVit.usesWorker()")
+
+
+# from the input event (a slider step) to the last result written, the occlusion map included;
+# each from a page at rest (the frame of the update before painted, not timed)
+RECOMPUTE = """async (k) => {
+  const slider = document.getElementById("vx-vit-slider");
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r))));
+  const start = performance.now();
+  slider.value = String(k);
+  slider.dispatchEvent(new Event("input"));
+  await vxVit.written();
+  return [performance.now() - start, vxVit.shown().workerRuns];
+}"""
+
+
+def test_a_full_recompute_stays_under_the_budget(browser: Browser, browser_context_args: dict):
+    """The page's own update (forward pass, maps, rollout, lens, occlusion, every canvas and
+    text), timed in the browser from the input event to the last result written, on the
+    heaviest test picture (the most patches with ink: one occlusion run each) and on every 10th
+    test picture; with the worker and, in the same run, without (the page alone on one thread),
+    updates taken in turn. Printed with the main thread's CPU time per update (Chromium's
+    ThreadTime) and the load average."""
+    pages = {}
+    try:
+        for name, init in (("worker", None), ("one thread", NO_WORKER)):
+            context, page = _open_with(browser, browser_context_args, init)
+            cdp = context.new_cdp_session(page)
+            cdp.send("Performance.enable", {"timeDomain": "threadTicks"})
+            pages[name] = (context, page, cdp)
+        heaviest = pages["worker"][1].evaluate(
+            """async () => {
+                 const inked = k => { // patches with ink in test picture k
+                   const p = vxVit.testPicture(k);
+                   return [...Array(16).keys()].filter(i => [0, 1, 8, 9].some(o =>
+                     p[Math.floor(i / 4) * 16 + (i % 4) * 2 + o] > 0)).length;
+                 };
+                 const order = [...Array(vxVit.numPictures).keys()];
+                 const k = order.reduce((a, b) => (inked(b) > inked(a) ? b : a));
+                 return [k, inked(k)];
                }"""
-    before = thread_time()
-    wall = [page.evaluate(timer, heaviest[0]) for _ in range(15)]
-    cpu = (thread_time() - before) * 1000 / len(wall)  # ms per update
-    spread = [page.evaluate(timer, k) for k in range(0, 397, 10)]
-    load = Path("/proc/loadavg").read_text().split()[0]
-    print(
-        f"\nfull recompute of test picture {heaviest[0]} ({heaviest[1]} occlusion runs): "
-        f"{cpu:.1f} ms of main-thread CPU; wall clock fastest {min(wall):.1f} ms, median "
-        f"{statistics.median(wall):.1f} ms; every 10th test picture: wall median "
-        f"{statistics.median(spread):.1f} ms (load average {load} on {os.cpu_count()} cores)"
-    )
-    assert cpu < RECOMPUTE_BUDGET
+        )
+        for _, page, _ in pages.values():  # warm up the JIT
+            for k in range(20):
+                page.evaluate(RECOMPUTE, k)
+        wall = {name: [] for name in pages}
+        runs = []  # per update of the page with a worker: the occlusion runs the worker did
+        cpu = {name: 0.0 for name in pages}
+        spread = {name: [] for name in pages}
+
+        def thread_time(cdp) -> float:
+            metrics = cdp.send("Performance.getMetrics")["metrics"]
+            return next(m["value"] for m in metrics if m["name"] == "ThreadTime")  # seconds
+
+        for _ in range(25):
+            for name, (_, page, cdp) in pages.items():
+                before = thread_time(cdp)
+                ms, worker_runs = page.evaluate(RECOMPUTE, heaviest[0])
+                wall[name].append(ms)
+                if name == "worker":
+                    runs.append(worker_runs)
+                cpu[name] += thread_time(cdp) - before
+        for k in range(0, 397, 10):
+            for name, (_, page, _) in pages.items():
+                spread[name].append(page.evaluate(RECOMPUTE, k)[0])
+        load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+        print(f"\nfull recompute, test picture {heaviest[0]} ({heaviest[1]} occlusion runs):")
+        for name in pages:
+            print(
+                f"  {name:>10}: wall clock fastest {min(wall[name]):.1f} ms, median "
+                f"{statistics.median(wall[name]):.1f} ms ({len(wall[name])} updates); main-thread "
+                f"CPU {cpu[name] * 1000 / len(wall[name]):.1f} ms per update; every 10th test "
+                f"picture: wall median {statistics.median(spread[name]):.1f} ms"
+            )
+        print(
+            f"  the worker answered {sum(r > 0 for r in runs)} of {len(runs)} updates of test "
+            f"picture {heaviest[0]}, with {statistics.mean(runs):.1f} of its runs on average"
+        )
+        ratio = statistics.median(wall["worker"]) / statistics.median(wall["one thread"])
+        print(
+            f"  median ratio worker / one thread {ratio:.2f} (load average {load} on "
+            f"{os.cpu_count()} cores)"
+        )
+        for _, page, _ in pages.values():
+            assert page.attempted == [] and page.errors == []
+        assert min(wall["worker"]) < RECOMPUTE_BUDGET
+        assert min(wall["one thread"]) < RECOMPUTE_BUDGET
+    finally:
+        for context, _, _ in pages.values():
+            context.close()

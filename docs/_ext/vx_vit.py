@@ -5,7 +5,8 @@ nothing in JupyterLab). On the site this extension puts there the widget's marku
 weights and test pictures (``docs/_data/digits_vit.json``, written by
 ``scripts/export_site_vit.py``) as a JSON block, and ``docs/_js/vit.js``, all inline: the page is
 opened from ``file://``, where a browser refuses ``fetch`` and module scripts. Its style is
-``_static/vx-vit.css``.
+``_static/vx-vit.css``. The script starts its Web Worker from its own text (a ``blob:`` URL, made
+in memory), so the worker needs no file either.
 """
 
 from __future__ import annotations
