@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import _args
 from ..patches import scramble_patches
+from . import _args
 from .core import (
     ATTENTION_CMAP,
     PICTURE_CMAP,

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from .. import _args
 from ..position import clock_pairs, clock_periods, sinusoid_encoding
+from . import _args
 from .core import (
     fixed_figure,
     show_embedding,

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import _args
 from .._checks import check_array
+from . import _args
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

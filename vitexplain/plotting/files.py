@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import _args
+from . import _args
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from .. import _args
+from . import _args
 from .core import SIMILARITY_CMAP, new_figure
 
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from .. import _args
 from ..patches import patchify
+from . import _args
 from .core import (
     PICTURE_CMAP,
     axes_grid,

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 import torch
 
-from .. import _args
 from .._checks import check_number
 from ..position import clock_periods
+from . import _args
 from .core import EMBEDDING_CMAP, PICTURE_CMAP, new_axes, new_figure, show_embedding
 
 if TYPE_CHECKING:

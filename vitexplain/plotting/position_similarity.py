@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from .. import _args
+from . import _args
 from .core import (
     EMBEDDING_CMAP,
     SIMILARITY_CMAP,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from .. import _args
+from . import _args
 from .core import (
     EMBEDDING_CMAP,
     annotate_cells,

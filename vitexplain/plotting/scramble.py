@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import _args
+from . import _args
 from .core import ATTENTION_CMAP, annotate_cells, axes_grid, new_figure, show_matrix
 from .patches import show_patch_grid
 

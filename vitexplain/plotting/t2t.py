@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import _args
 from .._checks import check_array
 from ..unfold import count_tokens, overlap_count, soft_split_boxes
+from . import _args
 from .core import new_figure, show_image
 
 if TYPE_CHECKING:

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import _args
 from .._checks import check_array, check_index, check_int
 from ..unfold import overlap_count, soft_split_boxes
+from . import _args
 from .core import show_image
 from .t2t import mask_path, padded_picture, padded_ticks, picture_edge
 
