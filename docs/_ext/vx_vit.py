@@ -62,8 +62,9 @@ def widget_html(num_classes: int, depth: int, heads: int, grid: int) -> str:
 <div class="vx-vit" id="vx-vit" hidden>
 <h3 id="vx-vit-title">The live model</h3>
 <p>Everything below is computed in your browser, at once, from the shipped weights
-(<code>digits_vit_learned.pt</code>, the model of this notebook) by the plain JavaScript of
-<code>docs/_js/vit.js</code>: nothing is sent anywhere. Draw a digit or pick a test picture.</p>
+(<code>digits_vit_learned.pt</code>, the model of this notebook) by the JavaScript of
+<code>docs/_js/vit.js</code> (its matrix products in a small WebAssembly kernel written out in
+it): nothing is sent anywhere. Draw a digit or pick a test picture.</p>
 <div class="vx-vit-input">
 <div class="vx-vit-drawing">
 <canvas data-vx="draw" class="vx-vit-draw" width="192" height="192" tabindex="0"
