@@ -75,8 +75,9 @@
 
   // matmulT (below) is every layer's product as it reads, and most of the work: two thirds of a
   // recompute, measured. Where the browser runs WebAssembly's 128-bit SIMD (every current one
-  // does), nn.Linear's product runs instead in KERNEL, written here in WebAssembly's text format
-  // and turned into bytes by `assemble` below, in memory (no file, no request):
+  // does), nn.Linear's product (and the attention weights' by v) runs instead in KERNEL, written
+  // here in WebAssembly's text format and turned into bytes by `assemble` below, in memory (no
+  // file, no request):
   //   out[i, j .. j+7] = sum over c of x[i, c] * wT[c, j .. j+7],
   // eight sums side by side, two in each 128-bit register, each started at 0 and added to in the
   // order of c, a multiply then an add (no fused multiply-add): the operations of matmulT on the
@@ -243,10 +244,10 @@
   }
 
   /** out (n, m) = x (n, k) times w (m, k) transposed: by the kernel where it can take them (wT,
-   * w transposed (k, m), given; m a multiple of 8; all in the heap), else by matmulT. The same
-   * bits either way. */
+   * w transposed (k, m), given; m a multiple of 8; none empty; all in the heap), else by
+   * matmulT. The same bits either way. */
   function product(x, w, wT, n, m, k, out) {
-    if (wT && n > 0 && m % 8 === 0 && inHeap(x, wT, out)) {
+    if (wT && m % 8 === 0 && Math.min(n, m, k) > 0 && inHeap(x, wT, out)) {
       fast.kernel(x.byteOffset, wT.byteOffset, n, m, k, out.byteOffset);
     } else {
       matmulT(x, w, n, m, k, out);
