@@ -356,6 +356,77 @@ def test_every_map_has_a_text_alternative(page: Page):
     assert len(controls) == 5 and all(name for _, name in controls), controls
 
 
+# the colour maps as the page lists them (after the notebook's magma, RdBu_r, and grey for ink)
+MAGMA = ["#000004", "#51127c", "#b73779", "#fc8961", "#fcfdbf"]
+RDBU = ["#053061", "#4393c3", "#f7f7f7", "#d6604d", "#67001f"]
+GREYS = ["#ffffff", "#000000"]
+
+
+def _colour(stops: list[str], t: float) -> list[int]:
+    """The page's colour at t of a map through `stops`, written again: linear between stops,
+    rounded half up (JavaScript's Math.round)."""
+    rgb = [[int(s[k : k + 2], 16) for k in (1, 3, 5)] for s in stops]
+    t = min(1, max(0, t)) * (len(stops) - 1)
+    i = min(len(stops) - 2, math.floor(t))
+    f = t - i
+    return [math.floor(a + f * (b - a) + 0.5) for a, b in zip(rgb[i], rgb[i + 1], strict=True)]
+
+
+# every map's canvas (data-vx-map or data-vx) with the colour of its pixel at each cell's centre,
+# and what the page computed: [canvases: {name: [[r, g, b] per cell]}, shown result, levels]
+DRAWN = """(query) => {
+  const select = document.querySelector("#vx-vit [data-vx=query]");
+  select.value = String(query);
+  select.dispatchEvent(new Event("change"));
+  const centres = (canvas, side) => {
+    const ctx = canvas.getContext("2d"), cell = canvas.width / side, out = [];
+    for (let i = 0; i < side * side; i++) {
+      const x = Math.floor(((i % side) + 0.5) * cell);
+      const y = Math.floor((Math.floor(i / side) + 0.5) * cell);
+      out.push(Array.from(ctx.getImageData(x, y, 1, 1).data.slice(0, 3)));
+    }
+    return out;
+  };
+  const canvases = {};
+  for (const c of document.querySelectorAll("#vx-vit canvas")) {
+    const name = c.dataset.vxMap || c.dataset.vx;
+    canvases[name] = centres(c, name === "draw" ? 8 : 4);
+  }
+  const r = vxVit.shown();
+  return [canvases, {maps: r.maps.map(m => Array.from(m)), rollout: r.rollout,
+                     occlusion: r.occlusion}, vxVit.testPicture(114)];
+}"""
+
+
+@pytest.mark.parametrize("query", [0, 6], ids=["class token", "patch 6"])
+def test_every_map_is_drawn_with_its_values(page: Page, query: int):
+    """Each canvas shows, cell by cell, the colour of the value the page computed: the drawing
+    (ink level), every head's attention row of the chosen query (one scale for all), the
+    rollout and the occlusion map, checked at every cell's centre against the colour maps
+    written again here."""
+    page.evaluate("() => vxVit.showPicture(114)")
+    canvases, shown, levels = page.evaluate(DRAWN, query)
+    expected = {"draw": [_colour(GREYS, level / 16) for level in levels]}
+    rows = {  # (block, head) -> the query's row over the 16 patches
+        (b, h): shown["maps"][b][(h * 17 + query) * 17 + 1 : (h * 17 + query + 1) * 17]
+        for b in range(4)
+        for h in range(4)
+    }
+    top = max(max(row) for row in rows.values())
+    for (b, h), row in rows.items():
+        expected[f"{b}-{h}"] = [_colour(MAGMA, v / top) for v in row]
+    looks = shown["rollout"][0][1:]
+    expected["rollout"] = [_colour(MAGMA, v / max(looks)) for v in looks]
+    span = max(1e-12, *(abs(v) for v in shown["occlusion"]))
+    expected["occlusion"] = [_colour(RDBU, 0.5 + v / span / 2) for v in shown["occlusion"]]
+    assert set(canvases) == set(expected)
+    wrong = {
+        name: i for name in expected for i, c in enumerate(canvases[name]) if c != expected[name][i]
+    }
+    assert wrong == {}, wrong
+    assert len({tuple(c) for c in canvases["occlusion"]}) > 2  # red, blue and white: not blank
+
+
 # --- reads offline, axe, 390 px, budgets ----------------------------------------------------------
 
 
