@@ -98,9 +98,11 @@ lab-refresh: $(STAMP)
 # sanitize file comes from pyproject.toml's addopts, as for a plain `pytest --nbval notebooks/`.
 NBVAL := $(BIN)/python -m pytest -p no:cacheprovider --nbval --nbval-current-env \
     -n $(NB_WORKERS) --dist loadfile
-# Another CPU on this one: the kernels of a machine without AVX (oneDNN, MKL and ATen pick their
-# SIMD code per CPU, which moves float results in the last bits). Stored outputs must not care.
-ISA_BASELINE := ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=SSE4_2 ONEDNN_MAX_CPU_ISA=SSE41
+# Another CPU on this one: the kernels of a machine without AVX. Three libraries pick their SIMD
+# code per CPU, which moves float results in the last bits: PyTorch (ATen, and oneDNN and MKL
+# beneath it) and NumPy, each limited by its own variable. Stored outputs must not care.
+ISA_BASELINE := ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=SSE4_2 ONEDNN_MAX_CPU_ISA=SSE41 \
+    NPY_DISABLE_CPU_FEATURES=X86_V3,X86_V4,AVX512_ICL,AVX512_SPR
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -p no:cacheprovider

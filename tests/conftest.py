@@ -25,6 +25,20 @@ def _figures_where_the_test_says(monkeypatch):
     monkeypatch.delenv("VITEXPLAIN_FIGURES_DIR", raising=False)
 
 
+def approx_json(value, rel: float = 1e-12):
+    """``value`` (parsed JSON) with every float replaced by ``pytest.approx(rel=rel)``, to compare
+    a stored file with a fresh computation: NumPy and PyTorch pick SIMD kernels per CPU, so a
+    float computed on another machine may differ in its last bits (DESIGN §2); ints, strings and
+    the structure still compare exactly."""
+    if isinstance(value, float):
+        return pytest.approx(value, rel=rel, abs=0.0)
+    if isinstance(value, dict):
+        return {key: approx_json(item, rel) for key, item in value.items()}
+    if isinstance(value, list):
+        return [approx_json(item, rel) for item in value]
+    return value
+
+
 @pytest.fixture(scope="session")
 def mountain() -> torch.Tensor:
     """The Mountain at Dusk as a (1, 1, 60, 100) float32 batch."""

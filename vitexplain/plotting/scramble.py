@@ -91,8 +91,9 @@ def show_training_curves(
     """Loss and accuracy per epoch of several training runs, one panel above the other.
 
     Above: the mean training loss per epoch of each run, with the loss of a coin flip,
-    ln 2, dashed. Below: the test accuracy (solid line, filled dots) and the training accuracy
-    (dotted line, open squares) of each run, with the chance level dashed underneath. Where the
+    ln 2, dashed, on an axis from 0 to 0.1 above the largest loss rounded up to a tenth.
+    Below: the test accuracy (solid line, filled dots) and the training accuracy (dotted line,
+    open squares) of each run, with the chance level dashed underneath. Where the
     two accuracies coincide (a run at exactly chance, or at 100 %), the open squares drawn around
     the dots keep the training curve visible.
 
@@ -123,7 +124,13 @@ def show_training_curves(
         )
     loss_ax.axhline(np.log(2), color="grey", ls="--", lw=1, zorder=1, label="coin flip (ln 2)")
     acc_ax.axhline(chance, color="grey", ls="--", lw=1, zorder=1, label=f"chance ({chance:.0%})")
-    loss_ax.set(xlabel="epoch", ylabel="training loss (binary cross-entropy)", title="loss")
+    # Fixed limits: an autoscaled axis moves its grid lines with the last bits of the losses,
+    # which training on another CPU changes.
+    largest = max(np.log(2), *(max(h["loss"]) for h in histories.values()))
+    top = round(_round_up_to_tenth(largest) + 0.1, 1)
+    loss_ax.set(
+        xlabel="epoch", ylabel="training loss (binary cross-entropy)", title="loss", ylim=(0, top)
+    )
     acc_ax.set(xlabel="epoch", ylabel="accuracy", title="accuracy", ylim=(0.0, 1.05))
     for ax in (loss_ax, acc_ax):
         ax.legend(fontsize=7)
