@@ -38,10 +38,12 @@ help:
 	@echo "  make lab-refresh  put the series' notebooks back into $(LAB_DIR)/ (a notebook you"
 	@echo "                changed is first moved to $(LAB_DIR)-saved/<date>/)"
 	@echo "  make test     pytest (tests/), then pytest --nbval notebooks/ (strict, stored outputs),"
-	@echo "                figures written to a temporary folder and compared with figures/"
+	@echo "                figures written to a temporary folder and compared with figures/, then"
+	@echo "                make test-notebooks-baseline"
 	@echo "  make test-notebooks  only the notebook part of make test"
 	@echo "  make test-baseline  the unit tests under a baseline CPU instruction set (no AVX)"
-	@echo "  make test-notebooks-baseline  the notebook check under a baseline CPU instruction set"
+	@echo "  make test-notebooks-baseline  the wheel outside the repository: every notebook under"
+	@echo "                nbval there, on a baseline CPU instruction set, figures compared"
 	@echo "  make html     the series as a static site in build/html/ (Sphinx, stored outputs,"
 	@echo "                offline; creates $(DOCS_VENV) from requirements-docs.lock, no torch)"
 	@echo "  make pdf      the whole series as one printable PDF in build/ (singlehtml + Chromium)"
@@ -104,9 +106,12 @@ NBVAL := $(BIN)/python -m pytest -p no:cacheprovider --nbval --nbval-current-env
 ISA_BASELINE := ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=SSE4_2 ONEDNN_MAX_CPU_ISA=SSE41 \
     NPY_DISABLE_CPU_FEATURES=X86_V3,X86_V4,AVX512_ICL,AVX512_SPR
 
+# The unit tests, the notebooks in the repository on this CPU, then the wheel's tests with the
+# notebooks run again from the wheel outside the repository on a baseline CPU: each notebook twice.
 test: $(STAMP)
-	$(BIN)/python -m pytest -p no:cacheprovider
+	$(BIN)/python -m pytest -p no:cacheprovider -m "not wheel"
 	@$(MAKE) --no-print-directory test-notebooks
+	@$(MAKE) --no-print-directory test-notebooks-baseline
 
 test-notebooks: $(STAMP)
 ifneq ($(NOTEBOOKS),)
@@ -120,13 +125,16 @@ else
 endif
 
 # The unit tests on that other CPU too: their tolerances must hold wherever they run. The wheel's
-# test (a build and every notebook again) and the lab copy's test do not depend on the CPU.
+# tests (make test-notebooks-baseline) and the lab copy's test do not depend on the CPU.
 test-baseline: $(STAMP)
-	env $(ISA_BASELINE) $(BIN)/python -m pytest -p no:cacheprovider -q \
-	    --ignore=tests/test_wheel.py --ignore=tests/test_lab_notebooks.py
+	env $(ISA_BASELINE) $(BIN)/python -m pytest -p no:cacheprovider -q -m "not wheel" \
+	    --ignore=tests/test_lab_notebooks.py
 
-test-notebooks-baseline:
-	@$(MAKE) --no-print-directory test-notebooks NB_ENV="$(ISA_BASELINE)"
+# The notebooks as a pip user on another CPU runs them: the wheel built and installed outside the
+# repository (tests/test_wheel.py), every notebook under strict nbval there, under ISA_BASELINE,
+# and the figures they draw compared with figures/.
+test-notebooks-baseline: $(STAMP)
+	env $(ISA_BASELINE) $(BIN)/python -m pytest -p no:cacheprovider -q -m wheel tests/test_wheel.py
 
 # Browser test (e2e/): JupyterLab on a git-ignored copy of notebooks/ (as `make lab`, autosave on)
 # driven by pytest-playwright in Debian's chromium, never a downloaded browser. apt-get runs only

@@ -7,7 +7,11 @@ folder outside the repository: the picture, one figure of every plotting module,
 and every notebook under strict nbval (two at a time with pytest-xdist), as a teacher runs them
 after ``pip install "vitexplain[notebooks]"``: the wheel's metadata must declare that extra, and
 every module a notebook imports must come from the standard library, the package, its
-dependencies or that extra.
+dependencies or that extra. The figures the notebooks draw there are compared with ``figures/``.
+
+These tests carry the marker ``wheel``: ``make test`` runs them as its last step,
+``make test-notebooks-baseline``, under the instruction set of another CPU (the Makefile's
+ISA_BASELINE), so that CI runs each notebook twice, here and in the repository, never more.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 import vitexplain
+
+pytestmark = pytest.mark.wheel
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -182,8 +188,9 @@ def test_every_notebook_passes_nbval_outside_the_repository_and_writes_nothing(
     installed: Path, tmp_path: Path
 ):
     """The notebooks copied into a folder of their own, run by the current environment's kernel
-    (which has the [notebooks] extra) with the wheel first on its path, under strict nbval."""
-    folder = tmp_path / "course"
+    (which has the [notebooks] extra) with the wheel first on its path, under strict nbval; the
+    figures they save (into a folder outside theirs) match the committed ones."""
+    folder, figures = tmp_path / "course", tmp_path / "figures"
     folder.mkdir()
     for path in NOTEBOOKS:
         shutil.copy(path, folder)
@@ -213,10 +220,18 @@ def test_every_notebook_passes_nbval_outside_the_repository_and_writes_nothing(
             folder,
         ],
         cwd=folder,
-        env=_outside_env(installed),
+        env={**_outside_env(installed), "VITEXPLAIN_FIGURES_DIR": str(figures)},
         capture_output=True,
         text=True,
     )
     assert result.returncode == 0, result.stdout[-5000:]
     assert " passed" in result.stdout and " failed" not in result.stdout
     assert sorted(p.name for p in folder.iterdir()) == before  # no figure, no file
+    assert _compare_figures().compare(figures, ROOT / "figures", tol=1.0) == []
+
+
+def _compare_figures():
+    spec = importlib.util.spec_from_file_location("cf", ROOT / "scripts" / "compare_figures.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
