@@ -168,7 +168,8 @@ def show_logit_lens(probabilities, label: int) -> Figure:
     probs = as_array(probabilities)
     if probs.ndim != 2:
         raise ValueError(
-            f"probabilities must have shape (depth, K), one picture's, got {probs.shape}"
+            f"probabilities must be one picture's (depth, K), got shape {probs.shape}: for "
+            "picture i pass probabilities[i]"
         )
     label = int(label)
     if not 0 <= label < probs.shape[1]:
