@@ -98,7 +98,7 @@ def show_class_token_maps(
                 )
         maps = np.stack([layer[0] if layer.ndim == 4 else layer for layer in layers])
     maps = as_array(maps)  # (depth, h, N, N)
-    rows, cols = grid_size
+    rows, cols = np.broadcast_to(grid_size, 2).tolist()  # an int: a square grid
     image = as_array(image)
     image = image[0] if image.ndim == 3 else image  # (H, W)
     depth, heads = maps.shape[:2]

@@ -160,6 +160,7 @@ def show_resized_embedding(
         bar below (it fits a phone's width).
     """
     panels = []  # (grid (h, w, D), (h, w)) before and after
+    old_grid, new_grid = (np.broadcast_to(g, 2).tolist() for g in (old_grid, new_grid))
     for table, (h, w) in ((before, old_grid), (after, new_grid)):
         table = as_array(table)
         grid = table.reshape(-1, table.shape[-1])[num_prefix_tokens:].reshape(h, w, -1)
