@@ -53,28 +53,11 @@ def test_show_matrices_outlines_single_cells():
     fig = show_matrices([s, s], highlight_cells=[[(0, 1)], [(2, 1), (3, 3)]])
     assert _outlines(fig.axes[0]) == [(0.5, -0.5, 1, 1)]  # row 0, column 1: one cell
     assert _outlines(fig.axes[1]) == [(0.5, 1.5, 1, 1), (2.5, 2.5, 1, 1)]
-    with pytest.raises(
-        ValueError, match=r"highlight_cells\[0\] row must be below 4 \(there are 4 rows\), got 4"
-    ):
-        show_matrices([s], highlight_cells=[[(4, 0)]])
-
-
-def test_show_matrices_rejects_bad_input():
-    from vitexplain import show_matrices
-
-    s = np.zeros((4, 4))
-    with pytest.raises(ValueError, match="empty"):
-        show_matrices([])
-    with pytest.raises(ValueError, match=r"matrices\[1\] must have 2 dimensions, got shape \(4,\)"):
-        show_matrices([s, np.zeros(4)])
+    # an outline outside the matrix would be drawn off the panel, silently
+    with pytest.raises(ValueError, match=r"highlights of matrices\[1\] must lie in its \(4, 4\)"):
+        show_matrices([s, s], highlight_cells=[None, [(4, 0)]])
     with pytest.raises(ValueError, match="titles has 1 entries for 2 matrices"):
         show_matrices([s, s], titles=["only one"])
-    with pytest.raises(
-        ValueError, match=r"highlight_cols\[0\] must be below 4 \(there are 4 columns\), got 4"
-    ):
-        show_matrices([s], highlight_cols=[[4]])
-    with pytest.raises(TypeError, match="ncols"):
-        show_matrices([s], ncols=1.5)
 
 
 def test_scrambled_patches_keep_their_original_numbers():
@@ -134,7 +117,3 @@ def test_attention_heads_share_one_colour_scale():
     assert colour_bar.get_position().y1 < min(ax.get_position().y0 for ax in maps)
     few = show_attention_heads(weights[:, :9, :9])  # nine keys: every one numbered
     assert [t.get_text() for t in few.axes[2].get_xticklabels()] == [str(n) for n in range(1, 10)]
-    with pytest.raises(ValueError, match=r"\(h, N, N\), got shape \(15, 15\)"):
-        show_attention_heads(weights[0])
-    with pytest.raises(ValueError, match="labels has 3 entries for 15 tokens"):
-        show_attention_heads(weights, labels=[1, 2, 3])

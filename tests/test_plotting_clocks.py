@@ -32,7 +32,7 @@ def test_clocks_put_each_pair_on_its_unit_circle():
     assert np.array_equal(ax.collections[0].get_array(), np.tile(np.arange(100), 9))
     wide = show_clocks(sinusoid_encoding(10, 768), pairs=[0, 383])
     assert len([p for p in wide.axes[0].patches if isinstance(p, Circle)]) == 2
-    with pytest.raises(ValueError, match="384"):
+    with pytest.raises(ValueError, match=r"pairs must hold 1 to 9 indices in \[0, 384\), got"):
         show_clocks(sinusoid_encoding(10, 768), pairs=[384])
 
 

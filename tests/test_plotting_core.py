@@ -7,7 +7,6 @@ from matplotlib.figure import Figure
 import vitexplain as vx
 from vitexplain import (
     show_embedding,
-    show_image,
     show_matrix,
     sinusoid_encoding,
 )
@@ -24,11 +23,6 @@ def test_embedding_uses_limits_minus_one_to_one():
     fig = show_embedding(sinusoid_encoding(176, 768))
     assert fig.axes[0].images[0].get_clim() == (-1.0, 1.0)
     assert len(fig.axes) == 2  # with a colour bar
-
-
-def test_plotting_rejects_bad_input():
-    with pytest.raises(ValueError, match=r"\(2, 3, 4\)"):
-        show_image(np.zeros((2, 3, 4)))
 
 
 def test_axes_grid_gives_exactly_count_axes_row_major():

@@ -41,10 +41,10 @@ def test_save_gif_writes_every_frame_with_one_palette(tmp_path):
     assert (tmp_path / "again.gif").read_bytes() == path.read_bytes()
 
 
-def test_save_gif_rejects_bad_frames(tmp_path):
-    with pytest.raises(ValueError, match="frames is empty"):
-        save_gif([], tmp_path / "x.gif")
-    with pytest.raises(ValueError, match="shapes"):
+def test_save_gif_refuses_frames_of_different_shapes(tmp_path):
+    with pytest.raises(
+        ValueError, match=r"one shape \(H, W, 3\), got \[\(4, 4, 3\), \(5, 4, 3\)\]"
+    ):
         save_gif([np.zeros((4, 4, 3), np.uint8), np.zeros((5, 4, 3), np.uint8)], tmp_path / "x.gif")
 
 
@@ -56,8 +56,6 @@ def test_figure_to_png_gives_the_bytes_save_figure_writes(tmp_path):
     png = figure_to_png(draw())
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and b"Software" not in png
     assert png == save_figure(draw(), tmp_path / "fig.png").read_bytes()
-    with pytest.raises(TypeError, match="ndarray"):
-        figure_to_png(np.zeros((2, 2)))
 
 
 def test_display_figure_shows_alt_text_and_caption_and_saves_only_when_asked(tmp_path, monkeypatch):
@@ -92,29 +90,21 @@ def test_display_figure_shows_alt_text_and_caption_and_saves_only_when_asked(tmp
     assert "data:image/gif;base64," in published[-1]["text/html"]
 
 
-@pytest.mark.parametrize(
-    ("name", "alt", "caption", "error", "match"),
-    [
-        ("../figures/01_x.png", "A black image of four pixels.", None, ValueError, "bare file"),
-        ("01_x", None, None, TypeError, "alt must be a str"),
-        ("01_x", "figure", None, ValueError, "at least 4 words"),
-        ("01_x", "A black image of four pixels.", "All black.", ValueError, "Figure <notebook>"),
-        ("01_x", "A black image of four pixels.", 3, ValueError, "caption must read"),
-    ],
-)
-def test_display_figure_refuses_bad_names_alt_and_captions(name, alt, caption, error, match):
-    with pytest.raises(error, match=match):
-        display_figure(show_image(np.zeros((4, 6))), name, alt=alt, caption=caption)
+def test_display_figure_refuses_bad_names_alt_and_captions():
+    fig, alt = show_image(np.zeros((4, 6))), "A black image of four pixels."
+    with pytest.raises(ValueError, match="bare file name"):
+        display_figure(fig, "../figures/01_x", alt=alt)
+    with pytest.raises(ValueError, match="alt must say what the figure shows in at least 4 words"):
+        display_figure(fig, "01_x", alt="")
+    with pytest.raises(ValueError, match="caption must read 'Figure <notebook>.<k> — "):
+        display_figure(fig, "01_x", alt=alt, caption="All black.")
 
 
 def test_gif_frames_as_floats_in_unit_range_or_bytes():
     floats = [np.zeros((4, 4, 3)), np.ones((4, 4, 3))]  # floats in [0, 1]: scaled, not black
     read = iio.imread(gif_bytes(floats, fps=2), index=None)
     assert read[1][..., :3].min() == 255
-    with pytest.raises(ValueError, match=r"frames\[0\] must be uint8"):
-        gif_bytes([np.full((4, 4, 3), 300)])
-    with pytest.raises(ValueError, match=r"frames\[0\] holds floats outside \[0, 1\]"):
-        gif_bytes([np.full((4, 4, 3), 2.0)])
+    # floats outside [0, 1] would wrap around in uint8: refused, not drawn in wrong colours
+    with pytest.raises(ValueError, match=r"frames\[1\] must be uint8, floats in \[0, 1\]"):
+        gif_bytes([floats[0], np.full((4, 4, 3), 2.0)])
     assert save_figure(show_image(np.zeros((2, 2))), "/tmp/vitexplain-test-X.PNG").is_file()
-    with pytest.raises(TypeError, match="fig must be a matplotlib Figure, got NoneType"):
-        save_figure(None, "/tmp/vitexplain-test-y.png")

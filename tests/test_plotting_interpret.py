@@ -13,7 +13,6 @@ from vitexplain import (
     show_logit_lens,
     show_looks_and_uses,
     show_probe_comparison,
-    show_training_curves,
     show_vit_figure7,
 )
 
@@ -25,21 +24,11 @@ def vit_and_images():
     return vit, torch.rand(3, 1, 8, 8)
 
 
-def test_show_digits_titles_and_refusals():
+def test_show_digits_titles_each_picture_with_its_label_and_prediction():
     images = torch.rand(3, 1, 8, 8)
     fig = show_digits(images, [1, 2, 3], predictions=torch.tensor([1, 7, 3]), ncols=2)
     assert [ax.get_title() for ax in fig.axes] == ["1 → 1", "2 → 7", "3 → 3"]
     assert np.allclose(fig.axes[1].images[0].get_array(), images[1, 0].numpy())
-    with pytest.raises(ValueError, match="labels has 2 entries for 3 pictures"):
-        show_digits(images, [1, 2])
-    with pytest.raises(ValueError, match="predictions has 1 entries for 3 pictures"):
-        show_digits(images, [1, 2, 3], predictions=[1])
-    with pytest.raises(ValueError, match="ncols must be at least 1, got 0"):
-        show_digits(images, [1, 2, 3], ncols=0)
-    with pytest.raises(
-        ValueError, match=r"images must be grey pictures .* got shape \(3, 2, 8, 8\)"
-    ):
-        show_digits(torch.rand(3, 2, 8, 8), [1, 2, 3])
 
 
 def test_show_class_token_maps_takes_the_list_attention_maps_returns(vit_and_images):
@@ -53,10 +42,9 @@ def test_show_class_token_maps_takes_the_list_attention_maps_returns(vit_and_ima
         assert np.array_equal(a.images[0].get_array(), b.images[0].get_array())
     expected = maps[1][0, 0, 0, 1:].reshape(4, 4).numpy()  # block 2, head 1: class token's row
     assert np.allclose(from_list.axes[3].images[0].get_array(), expected)
+    # maps of a batch: drawing the first picture's would be silently wrong for the others
     with pytest.raises(ValueError, match=r"maps\[0\] holds 3 pictures"):
         show_class_token_maps(images[0, 0], attention_maps(vit, images), (4, 4))
-    with pytest.raises(ValueError, match=r"N = 1 \+ 3 x 3"):
-        show_class_token_maps(images[0, 0], maps, (3, 3))
 
 
 def test_show_logit_lens_is_one_pictures_and_label_is_a_class():
@@ -64,48 +52,24 @@ def test_show_logit_lens_is_one_pictures_and_label_is_a_class():
     fig = show_logit_lens(probs, 9)
     assert fig.axes[0].patches[0].get_x() == 8.5  # the outline around class 9
     assert fig.get_size_inches()[0] == 4.8  # 480 px wide at 100 dpi: it fits a phone's width
-    with pytest.raises(ValueError, match=r"one picture's, got \(2, 4, 10\): pass one picture's"):
+    with pytest.raises(ValueError, match=r"shape \(2, 4, 10\): for picture i pass probabilities"):
         show_logit_lens(probs.expand(2, 4, 10), 3)
-    with pytest.raises(
-        ValueError, match=r"label must be below 10 \(there are 10 classes\), got 10"
-    ):
-        show_logit_lens(probs, 10)
-    with pytest.raises(TypeError, match="label must be an int"):
-        show_logit_lens(probs, "3")
+    with pytest.raises(ValueError, match=r"label must be a class in \[0, 10\), got 10"):
+        show_logit_lens(probs, 10)  # its outline would sit beside the table, silently
 
 
-def test_show_looks_and_uses_checks_one_entry_per_title():
+def test_show_looks_and_uses_draws_a_column_per_title():
     images, maps = torch.rand(2, 1, 8, 8), np.random.default_rng(0).random((2, 4, 4))
     fig = show_looks_and_uses(images, maps, -maps, ["a", "b"])
     assert [ax.get_title() for ax in fig.axes[:2]] == ["a", "b"]
     assert np.allclose(fig.axes[2].images[0].get_array(), maps[0])
-    with pytest.raises(ValueError, match="images holds 2 pictures, but titles has 1 entries"):
-        show_looks_and_uses(images, maps, maps, ["a"])
-    with pytest.raises(ValueError, match="occlusion must have 3 dimensions"):
-        show_looks_and_uses(images, maps, maps.reshape(2, 16), ["a", "b"])
-    with pytest.raises(TypeError, match="titles must be a non-empty sequence of str"):
-        show_looks_and_uses(images, maps, maps, "ab")
 
 
-def test_show_vit_figure7_checks_its_parts():
+def test_show_vit_figure7_titles_each_component_with_its_share():
     sim = np.ones((2, 2, 2, 2))
     parts = (np.zeros((2, 1, 2, 2)), np.array([0.6, 0.4]), sim, np.ones((3, 2)))
     fig = show_vit_figure7(*parts, uniform_distance=2.0)
     assert fig.axes[0].get_title() == "PC 1: 60%"
-    with pytest.raises(ValueError, match="explained must hold one share per component"):
-        show_vit_figure7(parts[0], np.array([1.0]), sim, parts[3], 2.0)
-    with pytest.raises(ValueError, match="uniform_distance must be finite"):
-        show_vit_figure7(*parts, uniform_distance=float("nan"))
-
-
-def test_show_training_curves_wants_a_dict_of_runs():
-    history = {"epoch": [1], "loss": [0.7], "train_accuracy": [0.5], "test_accuracy": [0.5]}
-    with pytest.raises(TypeError, match=r"histories must be a dict \{run name: history\}"):
-        show_training_curves([history])
-    with pytest.raises(TypeError, match=r"histories\['a'\] must be a history dict"):
-        show_training_curves({"a": [history]})
-    with pytest.raises(ValueError, match="chance must be at most 1"):
-        show_training_curves({"a": history}, chance=50)
 
 
 def test_attention_locality_draws_every_head_and_every_reference():
@@ -140,7 +104,4 @@ def test_show_probe_comparison_draws_both_probes_on_one_scale():
     assert np.array_equal(drawn[off], moved[off])
     assert strip.images[0].get_clim() == table.images[0].get_clim() == (0, 1)
     assert [t.get_text() for t in table.get_xticklabels()] == ["1", "2", "3", "4", "5"]
-    with pytest.raises(ValueError, match=r"moved_share must have shape \(5, 5\)"):
-        show_probe_comparison(black, moved[:4])
-    with pytest.raises(ValueError, match="black_share"):
-        show_probe_comparison(moved, moved)
+    assert not np.isnan(moved).any()  # the diagonal is blanked in a copy, not in the caller's

@@ -57,8 +57,6 @@ def test_patch_and_token_rejects_bad_patches():
         show_patch_and_token(np.zeros((20, 10)))
     with pytest.raises(ValueError, match="highlight_row must be in 0..19, got 20"):
         show_patch_and_token(np.zeros((20, 20)), highlight_row=20)
-    with pytest.raises(ValueError, match="ncols must be 1 .* or 2 .*, got 3"):
-        show_patch_and_token(np.zeros((20, 20)), ncols=3)
 
 
 def test_token_matrix_numbers_tokens_from_one_with_a_colour_bar():
@@ -114,24 +112,11 @@ def test_tokenization_draws_grid_and_token_matrix(p, texts):
     assert len(ax_grid.lines) == lines
 
 
-def test_tokenization_rejects_sizes_that_do_not_divide():
-    from vitexplain import show_tokenization
-
-    with pytest.raises(ValueError, match="patch_size 16 does not divide the image height 60"):
-        show_tokenization(load_mountains(), 16)
-    with pytest.raises(ValueError, match=r"\(60, 100, 3\)"):
-        show_tokenization(np.zeros((60, 100, 3)), 20)
-
-
 def test_patch_grid_refuses_sizes_and_highlights_outside_the_image():
     from vitexplain import load_mountains, show_patch_grid
 
     image = load_mountains()
     with pytest.raises(ValueError, match="patch_size 7 does not divide the image height 60"):
         show_patch_grid(image, 7)
-    with pytest.raises(ValueError, match="patch_size must be at least 1, got 0"):
-        show_patch_grid(image, 0)
-    with pytest.raises(
-        ValueError, match=r"highlight must be below 15 \(there are 15 patches\), got 15"
-    ):
+    with pytest.raises(ValueError, match=r"highlight must be a patch index in \[0, 15\), got 15"):
         show_patch_grid(image, 20, highlight=15)

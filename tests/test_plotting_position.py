@@ -1,7 +1,6 @@
 """vitexplain.plotting.position: the figures of notebook 03: sinusoidal position embeddings."""
 
 import numpy as np
-import pytest
 
 from vitexplain import (
     figure_to_array,
@@ -28,8 +27,6 @@ def test_tokens_plus_embedding_draws_three_matrices_with_their_limits():
     # every one of the 400 columns gets 2 pixels: no column is dropped (no moire)
     pixels = [ax.get_window_extent().width for ax in fig.axes[:3]]
     assert np.allclose(pixels, 800, atol=1)
-    with pytest.raises(ValueError, match=r"\(15, 400\) and \(15, 399\)"):
-        show_tokens_plus_embedding(tokens, pe[:, :-1])
 
 
 def test_tokens_plus_embedding_in_two_parts_fits_a_narrow_column():
@@ -49,8 +46,6 @@ def test_tokens_plus_embedding_in_two_parts_fits_a_narrow_column():
     assert heat_maps[5].images[0].get_extent() == [199.5, 399.5, 14.5, -0.5]
     assert all(np.isclose(ax.get_window_extent().width, 200) for ax in heat_maps)  # 1 px a column
     assert figure_to_array(fig).shape[:2] == (1072, 374)  # 374 px wide instead of 974
-    with pytest.raises(ValueError, match="parts"):
-        show_tokens_plus_embedding(tokens, pe, parts=401)
 
 
 def test_table_bands_give_every_column_its_pixels():
@@ -66,8 +61,6 @@ def test_table_bands_give_every_column_its_pixels():
     assert [ax.get_title() for ax in bands] == ["PE: columns 0-383", "columns 384-767"]
     assert all(ax.get_window_extent().width >= 384 for ax in bands)  # >= 1 pixel per column
     assert figure_to_array(fig).shape[1] >= 768
-    with pytest.raises(ValueError, match="parts"):
-        show_table_bands(table, parts=0)
 
 
 def test_table_bands_in_six_parts_fit_a_narrow_column():
@@ -93,8 +86,6 @@ def test_columns_are_drawn_against_the_position():
     assert len(ax.lines) == 3 and np.array_equal(ax.lines[1].get_ydata(), table[:, 51])
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels[0] == "column 0 (sin, period 6.3)" and labels[1].startswith("column 51 (cos")
-    with pytest.raises(ValueError, match="768"):
-        show_columns(table, [768])
 
 
 def test_embedding_bases_one_panel_per_base_and_one_colour_bar():
@@ -108,8 +99,6 @@ def test_embedding_bases_one_panel_per_base_and_one_colour_bar():
     assert [ax.get_title() for ax in panels] == ["base $10^{2}$", "base $10^{4}$", "base $10^{8}$"]
     assert all(ax.images[0].get_clim() == (-1.0, 1.0) for ax in panels)
     assert np.array_equal(panels[2].images[0].get_array(), tables[2].numpy())
-    with pytest.raises(ValueError, match="2 tables and 3 bases"):
-        show_embedding_bases(tables[:2], bases)
 
 
 def test_frequencies_plot_is_log_scaled_with_one_line_per_base():

@@ -1,7 +1,6 @@
 """vitexplain.plotting.scramble: the figures of notebook 06: the ViT on the scramble task."""
 
 import numpy as np
-import pytest
 
 from vitexplain import (
     load_mountains,
@@ -24,8 +23,6 @@ def test_scramble_examples_label_each_patch_with_its_origin():
         assert np.array_equal(ax.images[0].get_array(), image[0].numpy())
         assert [t.get_text() for t in ax.texts] == [str(int(o) + 1) for o in order]
     assert [t.get_text() for t in fig.axes[0].texts] == [str(n) for n in range(1, 16)]
-    with pytest.raises(ValueError, match="4 images need 4 labels and orders, got 3 and 4"):
-        show_scramble_examples(images, labels[:3], orders)
 
 
 def test_scramble_examples_fill_the_grid_by_column_or_by_row():
@@ -45,8 +42,6 @@ def test_scramble_examples_fill_the_grid_by_column_or_by_row():
     by_row = show_scramble_examples(images, labels, orders, ncols=3, by_column=False)
     assert cells(by_row) == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]
     assert [ax.get_title()[:9] for ax in by_row.axes] == [f"example {k}" for k in range(1, 7)]
-    with pytest.raises(TypeError, match="by_column must be True or False"):
-        show_scramble_examples(images, labels, orders, by_column="yes")
 
 
 def test_training_curves_two_panels_with_chance_lines():
@@ -80,8 +75,6 @@ def test_training_curves_two_panels_with_chance_lines():
     assert [list(line.get_ydata()) for line in tests] == [[0.5, 0.75, 0.95], [0.5, 0.5, 0.5]]
     legend = [t.get_text() for t in acc_ax.get_legend().get_texts()]
     assert "with PE: test" in legend and "chance (50%)" in legend
-    with pytest.raises(ValueError, match=r"histories\['x'\] lacks \['test_accuracy'\]"):
-        show_training_curves({"x": {k: v for k, v in history.items() if k != "test_accuracy"}})
 
 
 def test_class_token_attention_draws_the_weights_on_the_patch_grid():
@@ -109,8 +102,6 @@ def test_class_token_attention_draws_the_weights_on_the_patch_grid():
     assert texts[11] == f"#12\n{weights[1, 11]:.2f}"  # row 3, column 2: patch 12
     single = show_class_token_attention(load_mountains(), weights[0])
     assert len(single.axes) == 3 and single.axes[1].get_title() == "class token"
-    with pytest.raises(ValueError, match="weights hold 14 patches"):
-        show_class_token_attention(load_mountains(), weights[:, :14])
 
 
 def test_training_curves_keep_a_train_curve_visible_where_it_meets_the_test_curve():
@@ -141,5 +132,3 @@ def test_attention_by_origin_figure_labels_rows_cells_and_colour_bar():
     assert ax.get_ylabel() == "grid row the patch sits in"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "3"]
     assert bar.get_ylabel() == "mean attention weight"
-    with pytest.raises(ValueError, match=r"table must have shape \(R, R\), got shape \(2, 3\)"):
-        show_attention_by_origin(table[:2])

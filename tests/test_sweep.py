@@ -41,6 +41,11 @@ NO_ARGUMENTS = {"load_mountains"}
 # their test is an expected failure (strict: it fails when the gap is closed, to be removed here).
 KNOWN_GAPS: dict[str, str] = {}
 
+# Figure functions check only what Matplotlib or NumPy would not report clearly (issue 36): their
+# bad-input rows are not run here (tests/test_plotting_*.py test the refusals they keep); their
+# base arguments must still work.
+FIGURES = set(vx.plotting.__all__)
+
 
 def public_callables() -> list[str]:
     """Names of vx.__all__ that are callable with at least one argument."""
@@ -892,7 +897,7 @@ def _describe(override: dict) -> str:
 def _rows() -> list:
     rows = []
     for name in NAMES:
-        if name not in TABLE:
+        if name not in TABLE or name in FIGURES:
             continue
         base, variants = TABLE[name]
         for i, (override, expected) in enumerate(variants + automatic_variants(base)):
@@ -1224,7 +1229,8 @@ SENSIBLE = sensible()
 
 
 @pytest.mark.parametrize(
-    ("call", "expected"), [pytest.param(c, e, id=i) for i, c, e in ROUND_THREE]
+    ("call", "expected"),
+    [pytest.param(c, e, id=i) for i, c, e in ROUND_THREE if i.split()[0] not in FIGURES],
 )
 @pytest.mark.timeout(CALL_SECONDS)
 def test_round_three_is_refused_by_name(call, expected, monkeypatch):

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..patches import scramble_patches
-from . import _args
 from .core import (
     ATTENTION_CMAP,
     PICTURE_CMAP,
     annotate_cells,
+    as_array,
     axes_grid,
     outline_cells,
     show_matrix,
@@ -69,13 +69,37 @@ def show_matrices(
         The figure, with M axes in a grid of ceil(M / ncols) rows.
     """
 
-    arrays, ncols, panels = _args.show_matrices(
-        matrices, titles, ncols, highlight_rows, highlight_cols, highlight_cells, xlabel, ylabel
-    )
+    arrays = [as_array(m) for m in matrices]  # (R, C) each
+    count = len(arrays)
+    per = {
+        "title": _per_panel("titles", titles, count),
+        "xlabel": _per_panel("xlabel", xlabel, count),
+        "ylabel": _per_panel("ylabel", ylabel, count),
+        "rows": _per_panel("highlight_rows", highlight_rows, count),
+        "cols": _per_panel("highlight_cols", highlight_cols, count),
+        "cells": _per_panel("highlight_cells", highlight_cells, count),
+    }
+    panels = [{key: values[n] for key, values in per.items()} for n in range(count)]
+    for n, (array, panel) in enumerate(zip(arrays, panels, strict=True)):
+        (height, width), cells = array.shape, panel["cells"] or ()
+        rows = [*(panel["rows"] or ()), *(r for r, _ in cells)]
+        cols = [*(panel["cols"] or ()), *(c for _, c in cells)]
+        if not all(0 <= r < height for r in rows) or not all(0 <= c < width for c in cols):
+            raise ValueError(f"the highlights of matrices[{n}] must lie in its {array.shape} cells")
+    ncols = count if ncols is None else ncols
     fig, axes = axes_grid(len(arrays), ncols, figsize)
     for ax, array, panel in zip(axes, arrays, panels, strict=True):
         matrix_panel(ax, array, fmt=fmt, cmap=cmap, fontsize=fontsize, aspect=aspect, **panel)
     return fig
+
+
+def _per_panel(name: str, value: object, count: int) -> list:
+    """One entry per panel: ``value`` repeated if None or a string, else one entry each."""
+    if value is None or isinstance(value, str):
+        return [value] * count
+    if len(value) != count:
+        raise ValueError(f"{name} has {len(value)} entries for {count} matrices")
+    return list(value)
 
 
 def matrix_panel(
@@ -141,7 +165,7 @@ def show_scrambled_patches(
         The figure, with two axes (original, scrambled), one above the other.
     """
 
-    image = _args.show_scrambled_patches(image, titles)
+    image = as_array(image)
     scrambled = scramble_patches(image, patch_size, order)  # (H, W); validates order
     fig, (top, bottom) = axes_grid(2, 1, figsize)  # one column: fits a narrow page
     show_patch_grid(image, patch_size, ax=top, title=titles[0])
@@ -183,8 +207,9 @@ def show_attention_heads(
         The figure: h heat-map axes, then the colour bar's axes.
     """
 
-    weights, ncols, labels = _args.show_attention_heads(weights, ncols, labels)  # (h, N, N)
-    heads = len(weights)
+    weights = as_array(weights)  # (h, N, N)
+    heads, n, _ = weights.shape
+    labels = list(range(1, n + 1)) if labels is None else list(labels)
     from matplotlib.colors import PowerNorm
 
     norm = PowerNorm(0.5, vmin=float(weights.min()), vmax=float(weights.max()))

@@ -9,8 +9,8 @@ import numpy as np
 import torch
 
 from ..position import clock_pairs, clock_periods, sinusoid_encoding
-from . import _args
 from .core import (
+    as_array,
     fixed_figure,
     show_embedding,
 )
@@ -101,7 +101,11 @@ def show_clocks(
         axes, and a colour bar for the position below it (it fits a phone's width).
     """
 
-    table, pairs = _args.show_clocks(table, pairs)
+    table = as_array(table)  # (L, D)
+    pairs = clock_pairs(table.shape[1]) if pairs is None else list(pairs)
+    num_pairs = table.shape[1] // 2
+    if not 0 < len(pairs) <= 9 or not all(0 <= p < num_pairs for p in pairs):
+        raise ValueError(f"pairs must hold 1 to 9 indices in [0, {num_pairs}), got {pairs}")
     fig = fixed_figure(figsize)
     ax = fig.add_axes((0.01, 0.18, 0.98, 0.815))
     cax = fig.add_axes((0.15, 0.145, 0.7, 0.025))

@@ -6,9 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-
-from .._checks import check_array
-from . import _args
+import torch
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -38,10 +36,15 @@ ATTENTION_CMAP = "magma"  # attention weights: bright = large, limits from 0
 SIMILARITY_CMAP = "cividis"  # cosine similarity between position embeddings
 
 
+def as_array(value) -> np.ndarray:
+    """A tensor (detached, copied to the CPU) or anything NumPy reads, as a NumPy array."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu().numpy()
+    return np.asarray(value)
+
+
 def _format(fmt: str, value: float) -> str:
     """``fmt`` applied to a value: "{:.2f}" style, or "%.2f" style (refused if it is neither)."""
-    if not isinstance(fmt, str):
-        raise TypeError(f"fmt must be a format string such as '{{:.2f}}', got {fmt!r}")
     if "{" in fmt:
         return fmt.format(value)
     if "%" in fmt:
@@ -106,7 +109,7 @@ def show_image(
     Returns:
         The figure.
     """
-    image, vmin, vmax = _args.show_image(image, vmin, vmax)
+    image = as_array(image)
     fig, ax = new_axes(ax, figsize)
     im = ax.imshow(image, cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest")
     ax.set_xlabel("column (pixels)")
@@ -153,7 +156,9 @@ def show_matrix(
     Returns:
         The figure.
     """
-    matrix, vmin, vmax = _args.show_matrix(matrix, fmt, vmin, vmax, xticklabels, yticklabels)
+    matrix = as_array(matrix)
+    vmin = float(np.nanmin(matrix)) if vmin is None else vmin
+    vmax = float(np.nanmax(matrix)) if vmax is None else vmax
     fig, ax = new_axes(ax, figsize)
     im = ax.imshow(matrix, cmap=cmap, vmin=vmin, vmax=vmax, aspect=aspect, interpolation="nearest")
     if annotate:
@@ -182,7 +187,6 @@ def show_embedding(table, ax: Axes | None = None, title: str | None = None, **kw
     Returns:
         The figure.
     """
-    table = check_array("table", table, ndim=2, drawable=True)
     options = {
         "cmap": EMBEDDING_CMAP,
         "vmin": -1.0,
@@ -266,7 +270,9 @@ def annotate_cells(
         cmap, vmin, vmax: the heat map's colour map and limits (the data's range when None).
         fontsize: text size.
     """
-    values = _args.annotate_cells(values, labels)
+    values = as_array(values)
+    if labels is not None and len(labels) != values.size:
+        raise ValueError(f"labels has {len(labels)} entries for {values.size} cells")
     vmin = float(values.min()) if vmin is None else vmin
     vmax = float(values.max()) if vmax is None else vmax
     for n, ((r, c), value) in enumerate(np.ndenumerate(values)):

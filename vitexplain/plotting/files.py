@@ -12,13 +12,12 @@ from __future__ import annotations
 import base64
 import html
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-
-from . import _args
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -35,6 +34,34 @@ __all__ = [
     "save_gif",
 ]
 
+#: A caption is one numbered sentence: "Figure <notebook>.<k> — <sentence>".
+CAPTION_PATTERN = re.compile(r"Figure \d+\.\d+ — \S.*")
+
+
+def check_alt_and_caption(
+    alt: object, caption: object, example: str = "Figure 1.2 — Token 12 as a strip of 400 numbers."
+) -> None:
+    """Refuse alt text of fewer than four words and a caption not numbered as ``example`` is."""
+    if not isinstance(alt, str) or len(alt.split()) < 4:
+        raise ValueError(f"alt must say what the figure shows in at least 4 words, got {alt!r}")
+    if caption is not None and not CAPTION_PATTERN.fullmatch(str(caption)):
+        raise ValueError(
+            "caption must read 'Figure <notebook>.<k> — <one sentence>.', such as "
+            f"'{example}', got {caption!r}"
+        )
+
+
+def _check_display(name: object, alt: object, caption: object) -> None:
+    """A bare file name (or None), alt text and a caption (:func:`check_alt_and_caption`)."""
+    if name is not None and (
+        not isinstance(name, str) or not name or Path(name).name != name or "." in name
+    ):
+        raise ValueError(
+            "name must be a bare file name without folder or suffix, such as '01_token12' "
+            f"(or None: never saved), got {name!r}"
+        )
+    check_alt_and_caption(alt, caption)
+
 
 def figure_to_array(fig: Figure) -> np.ndarray:
     """Render a figure in memory and return its pixels.
@@ -47,7 +74,6 @@ def figure_to_array(fig: Figure) -> np.ndarray:
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    _args.figure(fig)
     canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
     canvas.draw()
     return np.asarray(canvas.buffer_rgba())[..., :3].copy()
@@ -122,7 +148,7 @@ def display_figure(
         caption: one numbered sentence shown under the figure, ``"Figure 1.2 — ..."``.
         dpi: resolution of the PNG.
     """
-    _args.display(name, alt, caption)
+    _check_display(name, alt, caption)
     _save_and_show(figure_to_png(fig, dpi=dpi), name, "png", alt, caption)
 
 
@@ -147,14 +173,12 @@ def display_gif(
         caption: one numbered sentence shown under the animation, ``"Figure 5.1 — ..."``.
         fps: frames per second.
     """
-    _args.display(name, alt, caption)
+    _check_display(name, alt, caption)
     _save_and_show(gif_bytes(frames, fps=fps), name, "gif", alt, caption)
 
 
 def _target(path: object, suffix: str) -> Path:
     """The file a save function writes (its suffix checked, its folder made)."""
-    if not isinstance(path, str | Path):
-        raise TypeError(f"path must be a str or Path, got {type(path).__name__}")
     path = Path(path)
     if path.suffix.lower() != suffix:
         raise ValueError(f"path must end in {suffix}, got {str(path)!r}")
@@ -198,7 +222,10 @@ def gif_bytes(frames: Sequence[np.ndarray], fps: float = 10.0) -> bytes:
 
     from PIL import Image
 
-    frames, fps = _args.gif_bytes(frames, fps)  # uint8 (H, W, 3) each
+    frames = [_as_uint8(f, i) for i, f in enumerate(frames)]  # a generator of frames too
+    shapes = sorted({f.shape for f in frames})
+    if len(shapes) != 1 or len(shapes[0]) != 3 or shapes[0][2] != 3:
+        raise ValueError(f"frames must be one or more arrays of one shape (H, W, 3), got {shapes}")
     sample = np.linspace(0, len(frames) - 1, min(len(frames), 8)).round().astype(int)
     stacked = np.concatenate([np.asarray(frames[i], dtype=np.uint8)[::2, ::2] for i in sample])
     palette = Image.fromarray(stacked).quantize(colors=256, dither=Image.Dither.NONE)
@@ -215,6 +242,18 @@ def gif_bytes(frames: Sequence[np.ndarray], fps: float = 10.0) -> bytes:
         buffer, format="GIF", save_all=True, append_images=indexed[1:], duration=1000 / fps, loop=0
     )
     return buffer.getvalue()
+
+
+def _as_uint8(frame: np.ndarray, index: int) -> np.ndarray:
+    """A frame as uint8: floats in [0, 1] are scaled by 255, integers must lie in 0..255."""
+    frame = np.asarray(frame)
+    if frame.dtype == np.uint8:
+        return frame
+    if frame.dtype.kind == "f" and 0 <= frame.min() and frame.max() <= 1:
+        return np.round(frame * 255).astype(np.uint8)
+    if frame.dtype.kind in "iu" and 0 <= frame.min() and frame.max() <= 255:
+        return frame.astype(np.uint8)
+    raise ValueError(f"frames[{index}] must be uint8, floats in [0, 1] or ints in 0..255")
 
 
 def save_gif(frames: Sequence[np.ndarray], path: str | Path, fps: float = 10.0) -> Path:
@@ -252,7 +291,6 @@ def figure_to_png(fig: Figure, dpi: int = 100) -> bytes:
 
     from PIL import Image
 
-    dpi = _args.figure_to_png(fig, dpi)
     buffer = BytesIO()
     try:
         fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})

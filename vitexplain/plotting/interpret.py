@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from . import _args
 from .core import (
     ATTENTION_CMAP,
     EMBEDDING_CMAP,
     PICTURE_CMAP,
     SIMILARITY_CMAP,
+    as_array,
     axes_grid,
     new_figure,
 )
@@ -52,7 +52,9 @@ def show_digits(
     Returns:
         The figure: one small axes per picture, titled "label" or "label -> prediction".
     """
-    images, labels, predictions, ncols = _args.show_digits(images, labels, predictions, ncols)
+    images = _pictures(images)  # (n, H, W)
+    labels = as_array(labels).tolist()
+    predictions = None if predictions is None else as_array(predictions).tolist()
     fig, axes = axes_grid(
         len(images), ncols, (1.0 * min(ncols, len(images)), 1.2 * -(-len(images) // ncols))
     )
@@ -62,6 +64,12 @@ def show_digits(
         ax.set_title(title, fontsize=9)
         _bare(ax)
     return fig
+
+
+def _pictures(images) -> np.ndarray:
+    """Grey pictures (n, H, W), given as (n, H, W) or (n, 1, H, W)."""
+    images = as_array(images)
+    return images[:, 0] if images.ndim == 4 else images
 
 
 def show_class_token_maps(
@@ -80,7 +88,19 @@ def show_class_token_maps(
         The figure: the picture, then a depth x h grid of the class token's weights on the
         patches (one colour scale from 0, bright = large).
     """
-    image, maps, rows, cols = _args.class_token_maps(image, maps, grid_size)
+    if isinstance(maps, list | tuple):  # attention_maps' list: (h, N, N) or (1, h, N, N) each
+        layers = [as_array(m) for m in maps]
+        for i, layer in enumerate(layers):
+            if layer.ndim == 4 and layer.shape[0] != 1:
+                raise ValueError(
+                    f"maps[{i}] holds {layer.shape[0]} pictures (shape {layer.shape}); the figure "
+                    "is of one picture: pass [m[j:j + 1] for m in maps] for picture j"
+                )
+        maps = np.stack([layer[0] if layer.ndim == 4 else layer for layer in layers])
+    maps = as_array(maps)  # (depth, h, N, N)
+    rows, cols = np.broadcast_to(grid_size, 2).tolist()  # an int: a square grid
+    image = as_array(image)
+    image = image[0] if image.ndim == 3 else image  # (H, W)
     depth, heads = maps.shape[:2]
     cls = maps[:, :, 0, 1:].reshape(depth, heads, rows, cols)  # (depth, h, rows, cols)
     fig = new_figure((0.85 * (heads + 1) + 0.55, 0.95 * depth + 0.3))  # 4.8 in for 4 heads
@@ -116,9 +136,7 @@ def show_looks_and_uses(images, rollout, occlusion, titles: Sequence[str]) -> Fi
         The figure: three rows (picture, rollout, occlusion) of k panels; rollout in the
         attention colours, occlusion diverging around 0 (red: the answer needs the patch).
     """
-    images, rollout, occlusion, titles = _args.show_looks_and_uses(
-        images, rollout, occlusion, titles
-    )
+    images, rollout, occlusion = _pictures(images), as_array(rollout), as_array(occlusion)
     k = len(titles)
     fig, axes = axes_grid(3 * k, k, (0.95 * k + 1.0, 3.6))  # 4.8 in for 4 columns
     span = float(np.abs(occlusion).max()) or 1.0
@@ -147,7 +165,15 @@ def show_logit_lens(probabilities, label: int) -> Figure:
     Returns:
         The figure: a depth x K heat map of probabilities, the true class's column outlined.
     """
-    probs, label = _args.show_logit_lens(probabilities, label)
+    probs = as_array(probabilities)
+    if probs.ndim != 2:
+        raise ValueError(
+            f"probabilities must be one picture's (depth, K), got shape {probs.shape}: for "
+            "picture i pass probabilities[i]"
+        )
+    label = int(label)
+    if not 0 <= label < probs.shape[1]:
+        raise ValueError(f"label must be a class in [0, {probs.shape[1]}), got {label}")
     depth, classes = probs.shape
 
     from matplotlib.patches import Rectangle
@@ -179,9 +205,8 @@ def show_vit_figure7(
         The figure, stacked in one column (it fits a phone's width): the components above, the
         similarity mosaic in the middle, distance vs depth below.
     """
-    components, explained, distances, uniform_distance = _args.show_vit_figure7(
-        components, explained, distances, uniform_distance
-    )
+    components, explained = as_array(components), as_array(explained)
+    distances = as_array(distances)
     k = len(components)
     fig = new_figure((4.8, 9.4))
     outer = fig.add_gridspec(3, 1, height_ratios=[1, 2.6, 2.2])
@@ -232,7 +257,7 @@ def show_attention_locality(
         head against the block (heads in separate colours, slightly offset), with the references
         as dashed lines, and one legend below.
     """
-    values = _args.show_attention_locality(distances, entropy, top_share, references)
+    values = [as_array(distances), as_array(entropy), as_array(top_share)]
     depth, heads = values[0].shape
     fig = new_figure((4.8, 9.4))
     axes = fig.subplots(3, 1)
@@ -271,7 +296,7 @@ def show_probe_comparison(black_share, moved_share) -> Figure:
         The figure: a 1 x N strip for the black patch above the N x N table of moved patches,
         places along the same horizontal axis, on one 0..1 colour scale with its bar below.
     """
-    black, moved = _args.show_probe_comparison(black_share, moved_share)
+    black, moved = as_array(black_share), as_array(moved_share).copy()  # (N,), (N, N)
     count = len(black)
     np.fill_diagonal(moved, np.nan)
     fig = new_figure((4.8, 5.9))

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from . import _args
-from .core import SIMILARITY_CMAP, new_figure
+from .core import SIMILARITY_CMAP, as_array, new_figure
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -28,7 +27,7 @@ def position_similarity_mosaic(similarity: np.ndarray | torch.Tensor, gap: int =
         float64 array of shape (H * (H + gap) - gap, W * (W + gap) - gap): tile (r, c) is the
         map of patch (r, c), at rows r * (H + gap) ... and columns c * (W + gap) ....
     """
-    sim, gap = _args.position_similarity_mosaic(similarity, gap)
+    sim = as_array(similarity).astype(np.float64)  # (H, W, H, W)
     rows, cols = sim.shape[:2]
     mosaic = np.full((rows * (rows + gap) - gap, cols * (cols + gap) - gap), np.nan)
     for r in range(rows):
@@ -59,7 +58,7 @@ def show_position_similarity(
         The figure: one panel per entry, stacked in one column (it fits a phone's width), a
         diverging map with limits -1..1 and one colour bar.
     """
-    maps = _args.show_position_similarity(similarities, titles)
+    maps = [as_array(s) for s in similarities]  # (H, W, H, W) each
     mosaics = [position_similarity_mosaic(m) for m in maps]
     rows, cols = maps[0].shape[:2]
     fig = new_figure(figsize or (4.8, 1.9 * len(maps) + 0.3))

@@ -9,9 +9,9 @@ import numpy as np
 import torch
 
 from ..patches import patchify
-from . import _args
 from .core import (
     PICTURE_CMAP,
+    as_array,
     axes_grid,
     fixed_figure,
     outline_cells,
@@ -57,11 +57,21 @@ def show_patch_grid(
     Returns:
         The figure.
     """
-    image, patch_size, labels, highlight = _args.show_patch_grid(
-        image, patch_size, labels, highlight
-    )
+    image = as_array(image).astype(np.float64)  # (H, W)
     height, width = image.shape
+    for side, size in (("height", height), ("width", width)):
+        if size % patch_size:
+            raise ValueError(
+                f"patch_size {patch_size} does not divide the image {side} {size} "
+                f"({size} = {size // patch_size} * {patch_size} + {size % patch_size})"
+            )
     cols = width // patch_size
+    count = (height // patch_size) * cols
+    labels = range(1, count + 1) if labels is None else labels
+    if len(labels) != count:
+        raise ValueError(f"labels has {len(labels)} entries for {count} patches")
+    if highlight is not None and not 0 <= highlight < count:
+        raise ValueError(f"highlight must be a patch index in [0, {count}), got {highlight}")
     fig = show_image(image, ax=ax, title=title, figsize=figsize)
     ax = ax or fig.axes[0]
     for edge in range(0, height + 1, patch_size):
@@ -117,10 +127,12 @@ def show_patch_and_token(
     Returns:
         The figure.
     """
-    patch, number, highlight_row, ncols = _args.show_patch_and_token(
-        patch, number, highlight_row, ncols
-    )
+    patch = as_array(patch)
     size = patch.shape[0]
+    if patch.shape != (size, size):
+        raise ValueError(f"patch must be a square array of shape (P, P), got shape {patch.shape}")
+    if highlight_row is not None and not 0 <= highlight_row < size:
+        raise ValueError(f"highlight_row must be in 0..{size - 1}, got {highlight_row}")
     if axes is None:
         ratios = {"width_ratios": [1, 4]} if ncols == 2 else {"height_ratios": [3, 2]}
         fig, (ax_patch, ax_strip) = axes_grid(2, ncols, figsize, **ratios)
@@ -178,7 +190,7 @@ def show_token_matrix(
     Returns:
         The figure.
     """
-    tokens, colorbar_location = _args.show_token_matrix(tokens, colorbar_location)
+    tokens = as_array(tokens)
     count, length = tokens.shape
     from matplotlib.ticker import MaxNLocator
 
@@ -222,8 +234,7 @@ def show_tokenization(
     Returns:
         The figure: the patch grid on the left, the (N, P*P) token matrix on the right.
     """
-
-    image, patch_size, max_labels = _args.show_tokenization(image, patch_size, max_labels)
+    image = as_array(image)
     tokens = patchify(torch.as_tensor(image)[None, None], patch_size)[0]  # (N, P*P)
     count, length = tokens.shape
     rows, cols = image.shape[0] // patch_size, image.shape[1] // patch_size

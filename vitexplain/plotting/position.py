@@ -12,10 +12,8 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 import torch
 
-from .._checks import check_number
 from ..position import clock_periods
-from . import _args
-from .core import EMBEDDING_CMAP, PICTURE_CMAP, new_axes, new_figure, show_embedding
+from .core import EMBEDDING_CMAP, PICTURE_CMAP, as_array, new_axes, new_figure, show_embedding
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -74,8 +72,6 @@ def _heat_map_bands(
     Returns:
         The figure, with a fixed layout (no layout engine).
     """
-    column_px = check_number("column_px", column_px, minimum=1)
-    row_px = check_number("row_px", row_px, minimum=0, inclusive=False)
     left, right, top, gap, bottom, bar = 64, 110, 28, 56, 44, 14
     widths = [band.matrix.shape[1] * column_px for band in bands]
     heights = [band.matrix.shape[0] * row_px for band in bands]
@@ -126,7 +122,7 @@ def show_table_bands(
     Returns:
         The figure: ``parts`` heat maps (diverging map, limits -1..1) sharing one colour bar.
     """
-    table, parts, column_px = _args.show_table_bands(table, parts, column_px)
+    table = as_array(table)  # (L, D)
     edges = np.linspace(0, table.shape[1], parts + 1).round().astype(int)
     bands = []
     for n, (c0, c1) in enumerate(zip(edges[:-1], edges[1:], strict=True)):
@@ -155,7 +151,7 @@ def show_columns(
     Returns:
         The figure: one line per column, labelled with its pair and that pair's period in tokens.
     """
-    table, columns = _args.show_columns(table, columns)
+    table = as_array(table)  # (L, D)
     periods = clock_periods(table.shape[1], base)
     fig, ax = new_axes(None, figsize)
     for n, column in enumerate(columns):
@@ -196,7 +192,7 @@ def show_tokens_plus_embedding(
         The figure: ``3 * parts`` heat maps, the bands of one matrix sharing a colour bar; the
         sum is drawn with limits -1..2.
     """
-    tokens, embedding, parts = _args.show_tokens_plus_embedding(tokens, embedding, parts)
+    tokens, embedding = as_array(tokens), as_array(embedding)  # (N, D) each
     matrices = [
         (tokens, "tokens", PICTURE_CMAP, 0, 1, "grey level"),
         (embedding, "position embedding", EMBEDDING_CMAP, -1, 1, "value"),
@@ -231,7 +227,7 @@ def show_embedding_bases(
         The figure: one heat map per table (diverging map, limits -1..1), stacked in one column
         (it fits a phone's width), and a shared colour bar.
     """
-    tables, bases = _args.show_embedding_bases(tables, bases)
+    tables = [as_array(t) for t in tables]  # (L, D) each
     fig = new_figure(figsize or (4.5, 2.0 * len(tables) + 0.4))
     axes = np.atleast_1d(fig.subplots(len(tables), 1, sharex=True))
     for n, (ax, table, base) in enumerate(zip(axes, tables, bases, strict=True)):
@@ -265,7 +261,7 @@ def show_frequencies(
     Returns:
         The figure: one line per base, log y axis, labelled.
     """
-    frequencies = _args.show_frequencies(frequencies)
+    frequencies = {base: as_array(omega) for base, omega in frequencies.items()}  # (d/2,) each
     from matplotlib.ticker import NullLocator
 
     fig, ax = new_axes(ax, figsize)

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from . import _args
 from .core import (
     EMBEDDING_CMAP,
     SIMILARITY_CMAP,
     annotate_cells,
+    as_array,
     new_figure,
     outline_cells,
     show_matrix,
@@ -49,8 +49,10 @@ def show_similarity(
         The figure: the matrix (``SIMILARITY_CMAP``, the data's range, colour bar) and one curve
         per start.
     """
-    similarity, starts = _args.show_similarity(similarity, starts)
+    similarity = as_array(similarity)  # (n, n)
     n = similarity.shape[0]
+    if not all(0 <= a < n for a in starts):
+        raise ValueError(f"starts must be positions in [0, {n}), got {list(starts)}")
     fig = new_figure(figsize)
     top, bottom = fig.subplots(2, 1, height_ratios=[1.1, 1])  # stacked: fits a phone's width
     show_matrix(
@@ -104,8 +106,10 @@ def show_grid_similarity(
         column (it fits a phone's width), one colour bar.
     """
 
-    maps, reference = _args.show_grid_similarity(maps, titles, reference)
+    maps = [as_array(m) for m in maps]  # (H, W) each
     rows, cols = maps[0].shape
+    if not 0 <= reference < rows * cols:
+        raise ValueError(f"reference must be a patch index in [0, {rows * cols}), got {reference}")
     panels = len(maps) + (image is not None)
     fig = new_figure(figsize or (4.4, 2.2 * panels))
     axes = list(np.atleast_1d(fig.subplots(panels, 1)))
@@ -155,10 +159,12 @@ def show_resized_embedding(
         The figure: one row per channel x 2 columns (before, after), limits -1..1, one colour
         bar below (it fits a phone's width).
     """
-    panels, grids, channels = _args.show_resized_embedding(
-        before, after, old_grid, new_grid, channels, num_prefix_tokens
-    )
-    old_grid = grids["old_grid"]
+    panels = []  # (grid (h, w, D), (h, w)) before and after
+    old_grid, new_grid = (np.broadcast_to(g, 2).tolist() for g in (old_grid, new_grid))
+    for table, (h, w) in ((before, old_grid), (after, new_grid)):
+        table = as_array(table)
+        grid = table.reshape(-1, table.shape[-1])[num_prefix_tokens:].reshape(h, w, -1)
+        panels.append((grid, (h, w)))
     height, width = old_grid
     fig = new_figure(figsize or (4.8, 1.4 * len(channels) + 0.8))
     axes = fig.subplots(len(channels), 2, sharex=True, sharey=True, squeeze=False)

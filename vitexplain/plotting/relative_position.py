@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from . import _args
 from .core import (
     EMBEDDING_CMAP,
     annotate_cells,
+    as_array,
     fixed_figure,
     outline_cells,
     show_matrix,
@@ -57,7 +57,7 @@ def show_relative_distances(index, figsize: tuple[float, float] = (4.8, 5.6)) ->
     Returns:
         The figure (two axes: the strip, then the index).
     """
-    index = _args.show_relative_distances(index)
+    index = as_array(index)  # (L, L)
     length = index.shape[0]
     span = max(length - 1, 1)
     fig = fixed_figure(figsize, left=0.14, right=0.96, top=0.9, bottom=0.1, hspace=0.55)
@@ -141,7 +141,8 @@ def show_skew_steps(
     Returns:
         The figure (six axes, in the order of the steps).
     """
-    arrays, labels = _args.show_skew_steps(steps, labels)
+    arrays = [as_array(tensor) for _, tensor in steps]
+    labels = [str(v) for v in range(1, arrays[0].size + 1)] if labels is None else list(labels)
     length, num_offsets = arrays[0].shape
     margins = dict(left=0.03, right=0.99, top=0.95, bottom=0.08, hspace=0.75, wspace=0.15)
     fig = fixed_figure(figsize, **margins)
@@ -194,9 +195,7 @@ def show_grid_offsets(
     Returns:
         The figure (three axes: picture, row offsets, column offsets).
     """
-    image, patch_size, row_offsets, col_offsets, highlight = _args.show_grid_offsets(
-        image, patch_size, row_offsets, col_offsets, highlight
-    )
+    image, row_offsets, col_offsets = (as_array(a) for a in (image, row_offsets, col_offsets))
     grid_shape = (image.shape[0] // patch_size, image.shape[1] // patch_size)
     fig = fixed_figure(figsize, left=0.14, right=0.97, top=0.945, bottom=0.07, hspace=0.5)
     ax_image, ax_rows, ax_cols = fig.subplots(3, 1)
@@ -244,7 +243,7 @@ def show_logit_matrices(
     Returns:
         The figure (one axes per matrix, top to bottom, and a colour bar).
     """
-    arrays = _args.show_logit_matrices(matrices, titles, outlines)
+    arrays = [as_array(m) for m in matrices]  # (L, L) each
     vmax = float(max(np.abs(a).max() for a in arrays)) or 1.0
     width, height = figsize
     # margins in inches: tick and axis labels left, a title above and tick labels and axis label

@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import _args
-from .core import ATTENTION_CMAP, annotate_cells, axes_grid, new_figure, show_matrix
+from .core import ATTENTION_CMAP, annotate_cells, as_array, axes_grid, new_figure, show_matrix
 from .patches import show_patch_grid
 
 if TYPE_CHECKING:
@@ -60,9 +59,9 @@ def show_scramble_examples(
         The figure, with one axes per example in the order given, titled
         "example k: <class> (label c)".
     """
-    images, labels, orders, ncols, by_column = _args.show_scramble_examples(
-        images, labels, orders, ncols, class_names, by_column
-    )  # images (n, H, W)
+    images, orders = as_array(images), as_array(orders)
+    images = images[:, 0] if images.ndim == 4 else images  # (n, H, W)
+    labels = [int(c) for c in as_array(labels)]
     if by_column:
         ncols = min(ncols, len(images))
         nrows = -(-len(images) // ncols)  # ceil
@@ -107,7 +106,6 @@ def show_training_curves(
     Returns:
         The figure, with two axes: loss, then accuracy.
     """
-    histories, chance = _args.show_training_curves(histories, chance)
     fig = new_figure(figsize)
     loss_ax, acc_ax = fig.subplots(2, 1)
     for n, (name, history) in enumerate(histories.items()):
@@ -167,9 +165,8 @@ def show_class_token_attention(
         The figure: the image's axes, the mean's, one per head (only the mean for a single
         head), then the colour bar's axes.
     """
-    image, weights, patch_size, vmax = _args.show_class_token_attention(
-        image, weights, patch_size, vmax
-    )  # weights (h, N)
+    image = as_array(image).astype(np.float64)  # (H, W)
+    weights = np.atleast_2d(as_array(weights).astype(np.float64))  # (h, N)
     rows, cols = image.shape[0] // patch_size, image.shape[1] // patch_size
     heads, n = weights.shape
     maps = [("mean over heads" if heads > 1 else "class token", weights.mean(0))]
@@ -215,7 +212,7 @@ def show_attention_by_origin(
         The figure: the table's axes (rows: where the patch sits, columns: where it came from,
         both numbered from 1) and a labelled colour bar.
     """
-    table, vmax = _args.show_attention_by_origin(table, vmax)
+    table = as_array(table).astype(np.float64)  # (R, R)
     ticks = list(range(1, len(table) + 1))
     fig = show_matrix(
         table,

@@ -6,10 +6,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._checks import check_array
 from ..unfold import count_tokens, overlap_count, soft_split_boxes
-from . import _args
-from .core import new_figure, show_image
+from .core import as_array, new_figure, show_image
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -25,8 +23,7 @@ __all__ = [
 
 def padded_picture(image, padding: int) -> np.ndarray:
     """(H, W) -> (H + 2p, W + 2p): the picture with p zeros on every side, as ``nn.Unfold`` pads."""
-    image = check_array("image", image, ndim=2)
-    return np.pad(image, padding)  # zeros on every side: (H + 2p, W + 2p)
+    return np.pad(as_array(image), padding)  # zeros on every side: (H + 2p, W + 2p)
 
 
 def padded_ticks(ax: Axes, shape: tuple[int, int], step: int, max_ticks: int) -> None:
@@ -80,7 +77,7 @@ def show_fold_reconstruction(
     Returns:
         The figure: three panels, each with a colour bar.
     """
-    summed, counts, recovered = _args.show_fold_reconstruction(summed, counts, recovered)
+    summed, counts, recovered = (as_array(a) for a in (summed, counts, recovered))  # (H, W)
     fig = new_figure(figsize)
     top, middle, bottom = fig.subplots(3, 1)
     title = "fold of the tokens: overlaps add up"
@@ -121,9 +118,9 @@ def show_softsplit_coverage(
     from matplotlib.collections import LineCollection
     from matplotlib.ticker import MaxNLocator
 
-    image, p, max_outlines = _args.show_softsplit_coverage(image, p, max_outlines)
+    image = as_array(image)  # (H, W)
+    rows, cols, n = count_tokens(*image.shape, k, s, p)  # checks k, s and p
     padded = padded_picture(image, p)
-    rows, cols, n = count_tokens(*image.shape, k, s, p)  # checks k and s
     # "compressed": the two fixed-aspect panels take the figure's width, no empty margin
     fig = new_figure(figsize, layout="compressed")
     top, bottom = fig.subplots(2, 1)
@@ -177,7 +174,7 @@ def show_softsplit_explorer(
     """
     import textwrap
 
-    image = check_array("image", image, ndim=2)  # a bad picture is an error, not a figure
+    image = as_array(image)
     try:
         return show_softsplit_coverage(image, k, s, p, figsize=figsize)
     except ValueError as error:
@@ -208,7 +205,7 @@ def show_padded_token(
         The figure of :func:`vitexplain.show_patch_and_token`, with the padding hatched and
         row labels on the token large enough to read.
     """
-    patch, from_picture, number = _args.show_padded_token(patch, from_picture, number)
+    patch, from_picture = as_array(patch), as_array(from_picture)  # (k, k), k * k values
     from matplotlib.patches import Patch, PathPatch
 
     from .patches import show_patch_and_token

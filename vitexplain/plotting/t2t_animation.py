@@ -6,10 +6,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._checks import check_array, check_index, check_int
-from ..unfold import overlap_count, soft_split_boxes
-from . import _args
-from .core import show_image
+from ..unfold import count_tokens, overlap_count, soft_split_boxes
+from .core import as_array, show_image
 from .t2t import mask_path, padded_picture, padded_ticks, picture_edge
 
 if TYPE_CHECKING:
@@ -41,9 +39,9 @@ def _softsplit_canvas(
     """The padded picture with the artists the frames change, hidden until a frame styles them."""
     from matplotlib.patches import Patch, PathPatch, Rectangle
 
-    image = check_array("image", image)
-    padded = padded_picture(image, check_int("p", p, minimum=0))
+    image = as_array(image)  # (H, W)
     boxes = soft_split_boxes(*image.shape, k, s, p)  # validates k, s, p
+    padded = padded_picture(image, p)
     fig = show_image(padded, ax=ax, figsize=figsize)
     ax = ax or fig.axes[0]
     picture_edge(ax, image.shape, p)
@@ -128,7 +126,8 @@ def show_softsplit_frame(
         The figure.
     """
     fig, ax, artists, boxes = _softsplit_canvas(image, k, s, p, ax, figsize)
-    current = check_index("current", current, len(boxes), "patches")
+    if not 0 <= current < len(boxes):
+        raise ValueError(f"current must be a patch index in [0, {len(boxes)}), got {current}")
     _style_softsplit_frame(ax, artists, boxes, k, s, current)
     return fig
 
@@ -155,7 +154,13 @@ def softsplit_frames(
     Returns:
         N uint8 arrays of shape (height, width, 3), one per patch, for :func:`save_gif`.
     """
-    image = _args.softsplit_frames(image, k, s, p, MAX_FRAMES)
+    image = as_array(image)  # (H, W)
+    count = count_tokens(*image.shape, k, s, p)[2]
+    if count > MAX_FRAMES:
+        raise ValueError(
+            f"k={k}, s={s}, p={p} cut {count} patches: an animation of {count} frames would take "
+            f"minutes; at most {MAX_FRAMES} (use a larger stride)"
+        )
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     fig, ax, artists, boxes = _softsplit_canvas(image, k, s, p, None, figsize)
