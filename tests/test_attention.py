@@ -60,8 +60,6 @@ def test_attention_is_permutation_equivariant():
     assert not torch.allclose(attn(x[:, perm]), attn(x), atol=1e-3)
 
 
-
-
 @pytest.mark.parametrize(
     "args, message",
     [

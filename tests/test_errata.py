@@ -50,5 +50,3 @@ def test_articles_version_fails_on_non_square_grids(grid):
     ):
         articles_rel_pos_2d(q, grid, emb.emb_h.rel_pos_emb, emb.emb_w.rel_pos_emb)
     assert emb(q).shape == (1, 1, rows * cols, rows * cols)  # the fixed module runs
-
-

@@ -129,8 +129,6 @@ def test_one_hot_kernels_pick_one_pixel_each():
     assert one_hot_patch_kernels(1, 20)[21].nonzero().tolist() == [[0, 1, 1]]
 
 
-
-
 @pytest.mark.parametrize(
     "x, patch_size, error, message",
     [

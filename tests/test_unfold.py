@@ -150,5 +150,3 @@ def test_fold_tokens_refuses_pixels_that_no_patch_covers():
     tokens = nn.Unfold(4, stride=6, padding=1)(x).transpose(1, 2)
     with pytest.raises(ValueError, match="pixels lie in no patch"):
         fold_tokens(tokens, 23, 31, 4, 6, 1)
-
-

@@ -53,11 +53,11 @@ def attention_rollout(maps: list[torch.Tensor], residual: bool = True) -> torch.
     n = maps[0].shape[-1]
     rollout = torch.eye(n, dtype=dtype).expand(maps[0].shape[0], n, n)  # (B, N, N)
     for weights in maps:
-        a = weights.mean(dim=1)  # (B, N, N): heads averaged
+        a = weights.to(dtype).mean(dim=1)  # (B, N, N): heads averaged
         if residual:
             a = a + torch.eye(n, dtype=a.dtype)
             a = a / a.sum(dim=-1, keepdim=True)  # rows sum to 1 again
-        rollout = a.to(dtype) @ rollout  # the later block on the left
+        rollout = a @ rollout  # the later block on the left
     return rollout
 
 
