@@ -100,6 +100,10 @@ def make_scramble_dataset(
     picture = load_mountains() if image is None else np.asarray(image, dtype=np.float64)
     height, width = picture.shape
     num_patches = (height // patch_size) * (width // patch_size)
+    if num_patches < 2:  # no permutation but the identity: nothing to scramble
+        raise ValueError(
+            f"a {height} x {width} image has 1 patch of side {patch_size}: nothing to scramble"
+        )
     rng = np.random.default_rng(seed)
     half = n // 2
     noisy = _jittered_noisy_copies(picture, half, max_shift, noise, rng)  # (n/2, H, W)
