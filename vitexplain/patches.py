@@ -91,6 +91,9 @@ def scramble_patches(image: np.ndarray, patch_size: int, order) -> np.ndarray:
     image, order = np.asarray(image), np.asarray(order)
     _check_patch_size(patch_size, *image.shape)
     rows = image.shape[0] // patch_size
+    count = rows * (image.shape[1] // patch_size)
+    if order.shape != (count,) or not np.array_equal(np.sort(order), np.arange(count)):
+        raise ValueError(f"order must be a permutation of range({count}), got {order.tolist()}")
     patches = rearrange(image, "(h p1) (w p2) -> (h w) p1 p2", p1=patch_size, p2=patch_size)
     return rearrange(patches[order], "(h w) p1 p2 -> (h p1) (w p2)", h=rows)
 
