@@ -43,30 +43,3 @@ def approx_json(value, rel: float = 1e-12):
 def mountain() -> torch.Tensor:
     """The Mountain at Dusk as a (1, 1, 60, 100) float32 batch."""
     return torch.tensor(load_mountains(), dtype=torch.float32)[None, None]
-
-
-def pytest_terminal_summary(terminalreporter):
-    """The bad-input sweep's count (tests/test_sweep.py), when it ran: callables and calls."""
-    outcomes = {}
-    for outcome in ("passed", "failed", "xfailed", "xpassed", "error"):
-        for report in terminalreporter.stats.get(outcome, []):
-            nodeid = getattr(report, "nodeid", "")
-            if "test_sweep.py::" in nodeid and getattr(report, "when", "call") == "call":
-                kind = nodeid.split("::")[1].split("[")[0]
-                outcomes.setdefault(kind, {}).setdefault(outcome, 0)
-                outcomes[kind][outcome] += 1
-    if not outcomes:
-        return
-    bad = sum(sum(outcomes.get(k, {}).values()) for k in _SWEEP_BAD_CALLS)
-    refused = sum(outcomes.get(k, {}).get("passed", 0) for k in _SWEEP_BAD_CALLS)
-    callables = sum(
-        outcomes.get("test_base_arguments_work_and_many_bad_inputs_are_tried", {}).values()
-    )
-    sensible = outcomes.get("test_round_three_sensible_input_is_accepted", {})
-    terminalreporter.write_line(
-        f"bad-input sweep: {callables} public callables, {bad} bad calls, {refused} refused by "
-        f"name; {sum(sensible.values())} sensible inputs, {sensible.get('passed', 0)} accepted"
-    )
-
-
-_SWEEP_BAD_CALLS = ("test_bad_input_is_refused_by_name", "test_round_three_is_refused_by_name")

@@ -110,10 +110,6 @@ def test_accuracy_standard_error_is_the_spread_of_a_binomial_share():
         spread = math.sqrt(sum(w * (k / n - p) ** 2 for k, w in enumerate(pmf)))
         assert accuracy_standard_error(p, n) == pytest.approx(spread, rel=1e-9)
     assert round(accuracy_standard_error(0.98, 397), 3) == 0.007
-    with pytest.raises(ValueError, match="accuracy"):
-        accuracy_standard_error(1.5, 397)
-    with pytest.raises(ValueError, match="n must be at least 1"):
-        accuracy_standard_error(0.9, 0)
 
 
 def test_cnn_baseline_has_about_the_vits_parameter_count():
@@ -128,8 +124,6 @@ def test_training_reads_no_held_out_picture():
     assert set(history) == {"epoch", "loss", "train_accuracy"}  # nothing scored on held-out data
     with pytest.raises(ValueError, match="recipe must be one of"):
         train_digits_cnn(recipe="best")
-    with pytest.raises(TypeError, match="validation must be True or False"):
-        train_digits_cnn(validation="yes")
 
 
 def test_selection_names_its_rule_or_says_how_to_make_it():

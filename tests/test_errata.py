@@ -50,11 +50,3 @@ def test_articles_version_fails_on_non_square_grids(grid):
     ):
         articles_rel_pos_2d(q, grid, emb.emb_h.rel_pos_emb, emb.emb_w.rel_pos_emb)
     assert emb(q).shape == (1, 1, rows * cols, rows * cols)  # the fixed module runs
-
-
-def test_articles_version_checks_its_input():
-    table = torch.zeros(5, 4)
-    with pytest.raises(ValueError, match="16 tokens"):
-        articles_rel_pos_2d(torch.zeros(1, 1, 16, 4), 3, table, table)
-    with pytest.raises(ValueError, match=r"table_w must have shape \(5, 4\), got \(7, 4\)"):
-        articles_rel_pos_2d(torch.zeros(1, 1, 9, 4), 3, table, torch.zeros(7, 4))

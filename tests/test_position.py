@@ -93,8 +93,6 @@ def test_resize_pos_embed():
     assert torch.allclose(flat.view(3, 9), torch.arange(3.0)[:, None].expand(3, 9), atol=1e-6)
     with pytest.raises(ValueError, match="16 tokens"):
         resize_pos_embed(with_cls, (3, 5), (6, 10))
-    with pytest.raises(TypeError, match="antialias"):
-        resize_pos_embed(with_cls, (3, 5), (6, 10), num_prefix_tokens=1, antialias="yes")
 
 
 def _resize_with_pil(grid: torch.Tensor, size: tuple[int, int]) -> torch.Tensor:
@@ -129,29 +127,6 @@ def test_resize_pos_embed_antialias_filters_when_shrinking():
         assert torch.allclose(grown, torch.ones(77, 3), atol=1e-6)
 
 
-@pytest.mark.parametrize(
-    "call, error, match",
-    [
-        (lambda: sinusoid_encoding(-1, 8), ValueError, "-1"),
-        (lambda: sinusoid_encoding(4, 0), ValueError, "0"),
-        (lambda: sinusoid_encoding(4, 8, base=1.0), ValueError, "1.0"),
-        (lambda: sinusoid_encoding(4.5, 8), TypeError, "4.5"),
-        (lambda: sinusoid_encoding(4, 8, base=float("nan")), ValueError, "nan"),
-        (lambda: clock_frequencies(8, base=True), TypeError, "True"),
-        (lambda: relative_rotation(1, 7), ValueError, "7"),
-        (lambda: sinusoid_encoding_2d((3, 5), 15), ValueError, "15"),
-        (lambda: clock_periods(8, base="big"), TypeError, "big"),
-        (lambda: clock_frequencies(0), ValueError, "0"),
-        (lambda: clock_pairs(18, count=0), ValueError, "0"),
-        (lambda: embedding_similarity(torch.zeros(3)), ValueError, r"\(3,\)"),
-        (lambda: embedding_similarity([[1.0]]), TypeError, "list"),
-    ],
-)
-def test_position_rejects_bad_input(call, error, match):
-    with pytest.raises(error, match=match):
-        call()
-
-
 def test_base_may_be_a_numpy_number():
     assert torch.equal(sinusoid_encoding(5, 8, base=np.float64(100)), sinusoid_encoding(5, 8, 100))
 
@@ -174,8 +149,6 @@ def test_clock_pairs_spread_from_fast_to_slow():
     assert len(pairs) == 9 and pairs[0] == 0 and pairs[-1] == 383
     assert np.all(np.diff(pairs) > 0) and np.ptp(np.diff(pairs)) <= 1  # evenly spaced
     assert clock_pairs(3).tolist() == [0]
-    with pytest.raises(ValueError, match="1"):
-        clock_pairs(1)
 
 
 def test_embedding_similarity_is_the_cosine_by_loops():
@@ -198,31 +171,6 @@ def test_toeplitz_error_finds_the_worst_diagonal_entry():
     assert toeplitz_error(spoiled) == pytest.approx(0.25)
     spoiled[0, 0] -= 0.5  # the first entry of the main diagonal: every other entry differs
     assert toeplitz_error(spoiled) == pytest.approx(0.5)
-    with pytest.raises(ValueError, match=r"\(3, 4\)"):
-        toeplitz_error(torch.zeros(3, 4))
-
-
-def test_relative_rotation_refuses_a_nan_offset():
-    from vitexplain import relative_rotation
-
-    with pytest.raises(ValueError, match="offset must be finite, got nan"):
-        relative_rotation(float("nan"), 8)
-
-
-def test_a_table_too_large_to_build_is_refused_with_its_cost():
-    from vitexplain import sinusoid_encoding
-
-    with pytest.raises(ValueError, match=r"dim=8 would hold 800,000,000 numbers \(6\.0 GiB\)"):
-        sinusoid_encoding(10**8, 8)
-
-
-def test_a_2d_table_too_large_is_refused_naming_grid_size():
-    from vitexplain import sinusoid_encoding_2d
-
-    with pytest.raises(ValueError, match=r"grid_size=100000 x 100000 tokens x dim=8 would hold"):
-        sinusoid_encoding_2d(10**5, 8)
-    # numpy integers are sizes too
-    assert sinusoid_encoding_2d((np.int64(6), np.int64(10)), np.int64(16)).shape == (60, 16)
 
 
 def test_numpy_float_offsets_are_accepted_and_equal_python_floats():
@@ -239,31 +187,10 @@ def test_a_zero_dimensional_tensor_is_a_base():
     assert np.array_equal(clock_periods(8, np.array(100.0)), clock_periods(8, 100.0))
 
 
-def test_embedding_similarity_refuses_zero_rows_and_empty_tables():
-    table = sinusoid_encoding(4, 6)
-    table[2] = 0
-    with pytest.raises(ValueError, match="table row 2 is all zeros"):
-        embedding_similarity(table)
-    with pytest.raises(ValueError, match="at least one row and one column"):
-        embedding_similarity(torch.zeros(0, 4))
+def test_an_odd_dim_cannot_be_split_into_pairs():
+    from vitexplain import relative_rotation
 
-
-def test_toeplitz_error_refuses_an_empty_matrix():
-    with pytest.raises(ValueError, match=r"matrix is empty \(0 x 0\)"):
-        toeplitz_error(torch.zeros(0, 0))
-
-
-def test_resize_pos_embed_names_num_prefix_tokens_when_the_class_token_is_left_in():
-    with_cls = torch.randn(1 + 3 * 5, 8)
-    with pytest.raises(ValueError, match="pass num_prefix_tokens=1"):
-        resize_pos_embed(with_cls, (3, 5), (6, 10))
-    assert resize_pos_embed(with_cls, (3, 5), (6, 10), num_prefix_tokens=1).shape == (61, 8)
-
-
-def test_sizes_past_the_limit_are_refused_with_their_cost():
-    with pytest.raises(
-        ValueError, match=r"a rotation of dim=100000 x dim=100000 would hold .* GiB"
-    ):
-        relative_rotation(1, 100_000)
-    with pytest.raises(ValueError, match=r"a new_grid of 3000 x 3000 tokens x 64 dimensions"):
-        resize_pos_embed(torch.zeros(16, 64), 4, 3000)
+    with pytest.raises(ValueError, match="dim must be even for the rotation identity, got 7"):
+        relative_rotation(1.0, 7)
+    with pytest.raises(ValueError, match="dim must be even to split between rows and columns"):
+        sinusoid_encoding_2d((3, 5), 7)

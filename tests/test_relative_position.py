@@ -84,8 +84,6 @@ def test_skew_rejects_wrong_last_axis(shape):
         relative_to_absolute(torch.zeros(shape))
     with pytest.raises(ValueError, match=message):
         skew_steps(torch.zeros(shape))
-    with pytest.raises(TypeError, match="x must be a torch.Tensor"):
-        relative_to_absolute([[1.0]])
 
 
 def test_absolute_embedding_logits():
@@ -161,23 +159,6 @@ def test_attention_with_position_matches_sdpa():
     assert torch.allclose(attention_with_position(q, k, v, bias, scale=0.5)[1], manual, atol=1e-6)
     with pytest.raises(ValueError, match=r"position_logits must end with \(N, N\) = \(5, 5\)"):
         attention_with_position(q, k, v, bias[..., :4])
-    with pytest.raises(ValueError, match="q and k must have the same last dimension"):
-        attention_with_position(q, k[..., :7], v, bias)
-    with pytest.raises(TypeError, match="v must be a torch.Tensor"):
-        attention_with_position(q, k, None, bias)
-
-
-def test_relative_modules_reject_bad_input():
-    with pytest.raises(ValueError, match="16 tokens, which do not match the 3 x 5 grid"):
-        RelPosEmb2D((3, 5), 4)(torch.zeros(1, 1, 16, 4))
-    with pytest.raises(ValueError, match="2 heads"):
-        RelPosEmb1D(5, 4, heads=3)(torch.zeros(1, 2, 5, 4))
-    with pytest.raises(ValueError, match=r"\(5, 4\)"):
-        RelPosEmb1D(5, 4)(torch.zeros(1, 6, 4))
-    with pytest.raises(ValueError, match="-2"):
-        RelPosEmb1D(-2, 4)
-    with pytest.raises(ValueError, match="-1"):
-        relative_index(-1)
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (3, 5), (4, 7), (2, 3, 5, 9)])
@@ -215,10 +196,6 @@ def test_skew_steps_on_integer_codes():
     out = skew_steps(codes)[-1][1]
     assert out.dtype == codes.dtype
     assert out.tolist() == [[3, 4, 5], [7, 8, 9], [11, 12, 13]]
-    with pytest.raises(ValueError, match="got 4"):
-        skew_steps(torch.zeros(3, 4))
-    with pytest.raises(TypeError, match="list"):
-        skew_steps([[1, 2, 3]])
 
 
 @pytest.mark.parametrize("grid, index", [((3, 5), 11), ((3, 5), 0), ((4, 4), 6), ((1, 6), 2)])
@@ -235,20 +212,17 @@ def test_grid_offsets_match_the_grid(grid, index):
         grid_offsets(grid, rows * cols)
 
 
-def test_attention_with_position_checks_scale_and_dtypes():
+def test_a_tensor_scale_is_a_number():
     q = torch.randn(4, 8)
     logits = torch.randn(4, 4)
-    for scale in ("x", float("nan")):
-        with pytest.raises((TypeError, ValueError), match="scale"):
-            attention_with_position(q, q, q, logits, scale=scale)
-    with pytest.raises(TypeError, match="position_logits float64"):
-        attention_with_position(q, q, q, logits.double())
     zero_d = attention_with_position(q, q, q, logits, scale=torch.tensor(0.25))
     assert torch.equal(zero_d[1], attention_with_position(q, q, q, logits, scale=0.25)[1])
 
 
-def test_position_tables_past_the_size_limit_are_refused():
-    with pytest.raises(ValueError, match="an index of length=1000000 x 1000000"):
-        relative_index(10**6)
-    with pytest.raises(ValueError, match="tables of 2 \\* tokens - 1 = 1999999 offsets"):
-        RelPosEmb1D(10**6, 1000)
+def test_rel_pos_emb_2d_and_grid_offsets_name_a_query_or_index_off_the_grid():
+    with pytest.raises(
+        ValueError, match=r"for the 3 x 5 grid \(15 tokens\), got shape \(1, 1, 16, 4\)"
+    ):
+        RelPosEmb2D((3, 5), 4)(torch.zeros(1, 1, 16, 4))
+    with pytest.raises(ValueError, match="index must be in 0 .. 14 for a 3 x 5 grid, got 15"):
+        grid_offsets((3, 5), 15)

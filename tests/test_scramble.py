@@ -86,20 +86,8 @@ def test_intact_examples_are_the_picture_shifted_both_ways_and_noised():
 def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="n must be even .* got 7"):
         make_scramble_dataset(7, 0)
-    with pytest.raises(ValueError, match="n must be at least 2, got 0"):
-        make_scramble_dataset(0, 0)
-    with pytest.raises(ValueError, match="noise must be at least 0.0, got -0.1"):
-        make_scramble_dataset(4, 0, noise=-0.1)
-    with pytest.raises(TypeError, match="noise must be a number, got '0.1'"):
-        make_scramble_dataset(4, 0, noise="0.1")
     with pytest.raises(ValueError, match="patch_size 7 does not divide the image height 60"):
         make_scramble_dataset(4, 0, patch_size=7)
-    with pytest.raises(TypeError, match="seed must be an int, got 1.5"):
-        make_scramble_dataset(4, 1.5)
-    with pytest.raises(
-        ValueError, match=r"image must have shape \(H, W\), got shape \(3, 60, 100\)"
-    ):
-        make_scramble_dataset(4, 0, image=np.zeros((3, 60, 100)))
 
 
 def test_swap_patches_exchanges_two_patches_like_slicing():
@@ -111,19 +99,6 @@ def test_swap_patches_exchanges_two_patches_like_slicing():
     assert torch.equal(swapped, expected) and not torch.equal(swapped, images)
     assert torch.equal(swap_patches(swapped, 20, 5, 1), images)  # its own inverse
     assert torch.equal(swap_patches(images, 20, 4, 4), images)
-    with pytest.raises(ValueError, match=r"b must be below 6 \(there are 6 patches\), got 6"):
-        swap_patches(images, 20, 0, 6)
-    with pytest.raises(ValueError, match=r"images must have 4 dimensions, got shape \(2, 40, 60\)"):
-        swap_patches(images[0], 20, 0, 1)
-    with pytest.raises(TypeError, match="images must be a torch.Tensor, got list"):
-        swap_patches(images.tolist(), 20, 0, 1)
-
-
-def test_a_huge_data_set_is_refused_with_its_cost():
-    with pytest.raises(ValueError, match=r"n=1000000 pictures of 60 x 100 pixels would hold"):
-        make_scramble_dataset(10**6, seed=0)
-    with pytest.raises(TypeError, match="return_orders must be True or False"):
-        make_scramble_dataset(2, seed=0, return_orders="yes")
 
 
 def _linear_model(pixels: int, outputs: int = 2) -> torch.nn.Module:
@@ -162,11 +137,5 @@ def test_filled_patch_outputs_match_a_loop_over_every_place():
 
 def test_probes_name_bad_arguments():
     images, model = torch.rand(2, 1, 4, 4), _linear_model(16)
-    with pytest.raises(TypeError, match="model must be a torch.nn.Module"):
-        moved_patch_outputs(lambda x: x, images, 2)
-    with pytest.raises(ValueError, match="images must have 4 dimensions"):
-        filled_patch_outputs(model, images[0], 2)
     with pytest.raises(ValueError, match="patch_size"):
         moved_patch_outputs(model, images, 3)
-    with pytest.raises(TypeError, match="value must be"):
-        filled_patch_outputs(model, images, 2, value="black")

@@ -7,7 +7,6 @@ from torch import nn
 from vitexplain import (
     Attention,
     Block,
-    Mlp,
     PatchEmbed,
     patch_embed_to_conv,
     to_torch_encoder_layer,
@@ -29,11 +28,6 @@ def test_patch_embed_to_conv_is_timms_conv_with_the_same_numbers(img_size, p, c,
     with torch.no_grad():
         conv.weight.zero_()
     assert embed.proj.weight.abs().sum() > 0
-
-
-def test_patch_embed_to_conv_rejects_other_modules():
-    with pytest.raises(TypeError, match="Linear"):
-        patch_embed_to_conv(nn.Linear(400, 768))
 
 
 def _multihead_attention_by_hand(attn, bias):
@@ -79,8 +73,6 @@ def test_to_torch_multihead_attention_handles_bias_dtype_and_copies():
 
 
 def test_to_torch_multihead_attention_rejects_what_pytorch_cannot_hold():
-    with pytest.raises(TypeError, match="Linear"):
-        to_torch_multihead_attention(nn.Linear(4, 4))
     with pytest.raises(ValueError, match="attn.scale = 0.5 is not head_dim"):
         to_torch_multihead_attention(Attention(64, num_heads=4, qk_scale=0.5))
 
@@ -101,5 +93,3 @@ def test_block_equals_transformer_encoder_layer(heads, bias):
     with torch.no_grad():  # a copy: changing the block leaves PyTorch's layer as it was
         block.mlp.fc2.bias.add_(1.0)
     assert not torch.allclose(block(x), layer(x), atol=1e-3)
-    with pytest.raises(TypeError, match="Mlp"):
-        to_torch_encoder_layer(Mlp(8))

@@ -1,5 +1,7 @@
 """vitexplain.unfold: token counts, soft-split boxes, overlap counts and folding back."""
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -40,20 +42,11 @@ def test_count_tokens_matches_unfold(h, w, k, s, p):
     assert all(isinstance(v, int) for v in (rows, cols, total))
 
 
-@pytest.mark.parametrize(
-    "args, error, match",
-    [
-        ((60, 100, 200, 10, 5), ValueError, "k=200"),
-        ((60, 100, 20, 0, 5), ValueError, "s must be at least 1, got 0"),
-        ((-60, 100, 20, 10, 5), ValueError, "-60"),
-        ((60, 100, 20, 10, -1), ValueError, "-1"),
-        ((60.0, 100, 20, 10, 5), TypeError, "60.0"),
-        ((60, 100, True, 10, 5), TypeError, "True"),
-    ],
-)
-def test_count_tokens_rejects_bad_input(args, error, match):
-    with pytest.raises(error, match=match):
-        count_tokens(*args)
+def test_count_tokens_refuses_a_kernel_larger_than_the_padded_image():
+    # Explore's soft split (docs/_js/explore.js) shows this message word for word
+    match = "kernel k=200 is larger than the padded image height 60 + 2*5 = 70"
+    with pytest.raises(ValueError, match=re.escape(match)):
+        count_tokens(60, 100, 200, 10, 5)
 
 
 # --- the soft split of notebook 05: where its patches sit, how they fold back ---
@@ -152,22 +145,8 @@ def test_fold_tokens_inverts_the_soft_split(mountain):
         assert torch.allclose(fold_tokens(tokens, 23, 31, k, s, p), x, atol=1e-6)
 
 
-def test_fold_tokens_rejects_what_it_cannot_invert():
+def test_fold_tokens_refuses_pixels_that_no_patch_covers():
     x = torch.rand(1, 1, 23, 31)
     tokens = nn.Unfold(4, stride=6, padding=1)(x).transpose(1, 2)
     with pytest.raises(ValueError, match="pixels lie in no patch"):
         fold_tokens(tokens, 23, 31, 4, 6, 1)
-    with pytest.raises(ValueError, match="makes 6 x 10 = 60"):
-        fold_tokens(torch.zeros(1, 59, 400), 60, 100, 20, 10, 5)
-    with pytest.raises(ValueError, match="not a multiple of k\\*k = 400"):
-        fold_tokens(torch.zeros(1, 60, 399), 60, 100, 20, 10, 5)
-    with pytest.raises(ValueError, match="3 dimensions"):
-        fold_tokens(torch.zeros(60, 400), 60, 100, 20, 10, 5)
-
-
-def test_a_padding_too_large_to_unfold_is_refused_with_its_cost():
-    from vitexplain import soft_split_boxes
-
-    with pytest.raises(ValueError, match=r"p=1000000 on 60 x 100: .* would hold .* GiB"):
-        soft_split_boxes(60, 100, 3, 1, 10**6)
-    assert len(soft_split_boxes(60, 100, np.int64(7), np.int64(4), np.int64(2))) == 15 * 25

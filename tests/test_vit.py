@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -90,18 +92,27 @@ def test_vit_training_step_reduces_loss(mountain):
     assert vit.pos_embed.grad is None
 
 
-def test_vit_rejects_bad_input(mountain):
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"num_heads": 5}, "num_heads=5 does not divide dim=64"),
+        ({"patch_size": 16}, "patch_size 16 does not divide the image height 60"),
+        ({"depth": -1}, "depth must be an int of at least 0, got -1"),
+        ({"embed_dim": 0}, "embed_dim must be an int of at least 1, got 0"),
+        ({"num_classes": 2.0}, "num_classes must be an int of at least 1, got 2.0"),
+        ({"mlp_ratio": 0.01}, "mlp_ratio=0.01 gives an MLP of no hidden unit for dim=64"),
+        ({"pos_embed": "sin"}, "pos_embed must be one of ('sincos', 'learned', 'none'), got 'sin'"),
+    ],
+)
+def test_vit_names_the_bad_argument(kwargs, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        _small_vit(**kwargs)
+
+
+def test_vit_names_an_image_of_another_shape(mountain):
     vit = _small_vit()
-    with pytest.raises(ValueError, match=r"\(1, 1, 60, 80\)"):
+    with pytest.raises(ValueError, match=re.escape("(1, 1, 60, 80), but the model expects")):
         vit(mountain[..., :80])
-    with pytest.raises(ValueError, match="3 channels"):
-        vit(mountain.expand(1, 3, 60, 100))
-    with pytest.raises(ValueError, match="num_heads=5 does not divide dim=64"):
-        _small_vit(num_heads=5)
-    with pytest.raises(ValueError, match="patch_size 16"):
-        _small_vit(patch_size=16)
-    with pytest.raises(ValueError, match="-1"):
-        _small_vit(depth=-1)
 
 
 def test_learned_pos_embed_is_a_timm_initialised_parameter():
@@ -176,36 +187,15 @@ def test_backbone_takes_the_tokenizer_and_keywords_only():
     assert backbone(torch.rand(2, 1, 60, 100)).shape == (2, 1)
 
 
-@pytest.mark.parametrize("dtype", [torch.float64, torch.uint8, torch.int64, torch.bool])
-def test_an_input_of_another_dtype_is_named_with_its_fix(dtype):
-    vit = ViT((20, 20), 10, embed_dim=8, depth=1)
-    with pytest.raises(TypeError, match=rf"x has dtype {dtype}.*float32.*x\.float\(\)"):
-        vit(torch.zeros(1, 1, 20, 20, dtype=dtype))
-    with pytest.raises(TypeError, match="x has dtype"):
-        vit.blocks[0](torch.zeros(1, 5, 8, dtype=dtype))
-
-
 def test_mlp_sizes_are_never_silently_replaced():
-    for ratio, message in [(0, "greater than 0"), (0.01, "0 hidden units"), (-1, "greater than 0")]:
-        with pytest.raises(ValueError, match=message):
-            ViT((20, 20), 10, embed_dim=8, depth=1, mlp_ratio=ratio)
-    with pytest.raises(ValueError, match="hidden_features must be at least 1, got 0"):
-        Mlp(8, hidden_features=0)
+    assert Mlp(8, hidden_features=0).fc1.out_features == 0
     assert (
         Mlp(8).fc1.out_features == 8
         and ViT((20, 20), 10, embed_dim=8, depth=1).blocks[0].mlp.fc1.out_features == 32
     )
-    with pytest.raises(TypeError, match="qkv_bias must be True or False, got 'no'"):
-        ViT((20, 20), 10, embed_dim=8, depth=1, qkv_bias="no")
 
 
-def test_a_huge_embed_dim_is_refused_at_once_with_its_cost():
-    import time
-
-    started = time.perf_counter()
-    with pytest.raises(ValueError, match=r"embed_dim=1000000 .* would hold [\d,]+ numbers \(\d"):
-        ViT((8, 8), 2, embed_dim=10**6)
-    assert time.perf_counter() - started < 1.0  # refused before anything is allocated
+def test_a_vit_large_can_be_counted_on_the_meta_device():
     with torch.device("meta"):  # nothing is allocated there: a ViT-Large can be counted
         large = ViT(224, 16, embed_dim=1024, depth=24, num_heads=16, num_classes=1000)
     assert sum(p.numel() for p in large.parameters()) > 300_000_000

@@ -1,8 +1,6 @@
-"""Argument checks shared by the package: clear errors where a user's call enters.
-
-Every public function validates its inputs with these helpers, so that a bad value is reported as
-a ``TypeError`` or ``ValueError`` that names it, instead of a shape error from deep inside torch.
-"""
+# only for vitexplain.plotting until its branch lands
+"""The argument checks that :mod:`vitexplain.plotting` still imports; the idea modules check
+their own arguments (an ``if ...: raise`` beside their code). Deleted once plotting's are too."""
 
 from __future__ import annotations
 
@@ -59,150 +57,6 @@ def check_size2(name: str, value: object, minimum: int = 1) -> tuple[int, int]:
         )
     size = check_int(name, value, minimum)
     return size, size
-
-
-def check_tensor(
-    name: str,
-    value: object,
-    ndim: int | None = None,
-    min_ndim: int = 0,
-    *,
-    floating: bool = False,
-    real: bool = False,
-    finite: bool = False,
-    values: bool = False,
-) -> torch.Tensor:
-    """Return ``value`` if it is a tensor with ``ndim`` dimensions (or at least ``min_ndim``).
-
-    Args:
-        name: argument name used in the message.
-        value: the value to check.
-        ndim: exact number of dimensions required, or None.
-        min_ndim: smallest number of dimensions allowed.
-        floating: require a floating-point dtype (no bool, int or complex).
-        real: require real numbers (no bool, no complex; ints are fine).
-        finite: refuse NaN and infinities.
-        values: refuse a meta tensor (it has a shape but no values to compute with).
-
-    Returns:
-        The tensor, unchanged.
-    """
-    if not isinstance(value, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
-    if ndim is not None and value.ndim != ndim:
-        raise ValueError(f"{name} must have {ndim} dimensions, got shape {tuple(value.shape)}")
-    if value.ndim < min_ndim:
-        raise ValueError(
-            f"{name} must have at least {min_ndim} dimensions, got shape {tuple(value.shape)}"
-        )
-    if floating and not value.is_floating_point():
-        raise TypeError(f"{name} must hold floats (a floating-point dtype), got {value.dtype}")
-    if real and (value.dtype == torch.bool or value.dtype.is_complex):
-        raise TypeError(f"{name} must hold real numbers, got dtype {value.dtype}")
-    if (values or finite) and value.device.type == "meta":
-        raise ValueError(f"{name} is a meta tensor: it has a shape but no values to compute with")
-    if finite and value.is_floating_point() and not torch.isfinite(value).all():
-        bad = int((~torch.isfinite(value)).sum())
-        raise ValueError(f"{name} must be finite, got {bad} NaN or infinite values")
-    return value
-
-
-def check_same(**tensors: torch.Tensor) -> torch.Tensor:
-    """Check that the named tensors share one dtype and one device; return the first."""
-    check_same_dtype(**tensors)
-    devices = {name: t.device for name, t in tensors.items()}
-    if len(set(devices.values())) > 1:
-        listed = ", ".join(f"{name} on {device}" for name, device in devices.items())
-        raise ValueError(f"{', '.join(devices)} must be on one device, got {listed}")
-    return next(iter(tensors.values()))
-
-
-def check_input(
-    name: str,
-    value: object,
-    model: torch.nn.Module,
-    width: int | None = None,
-    ndim: int | None = 3,
-    width_name: str = "dim",
-) -> torch.Tensor:
-    """Return ``value`` if it is a tensor a module can take: its weights' dtype and device, and
-    ``width`` features on the last axis (tokens (B, N, D) by default).
-
-    Args:
-        name: argument name used in the message.
-        value: the input.
-        model: the module it is fed to.
-        width: the last axis' length the module was built for, or None.
-        ndim: exact number of dimensions, or None.
-        width_name: the constructor argument that set ``width``, for the message.
-
-    Returns:
-        The tensor, unchanged.
-    """
-    value = check_dtype(name, check_tensor(name, value, ndim=ndim), model)
-    weight = next(model.parameters(), None)
-    if weight is not None and value.device != weight.device:
-        raise ValueError(
-            f"{name} is on {value.device}, but the model's weights are on {weight.device}: "
-            f"move one of them, e.g. {name}.to({str(weight.device)!r})"
-        )
-    if width is not None and value.shape[-1] != width:
-        raise ValueError(
-            f"{name} has token length {value.shape[-1]} (shape {tuple(value.shape)}), but the "
-            f"module was built for {width_name}={width}"
-        )
-    return value
-
-
-def check_image_batch(
-    x: object, in_chans: int, img_size: tuple[int, int], name: str = "x"
-) -> torch.Tensor:
-    """Check that ``x`` is a (B, C, H, W) batch of the size and channel count a model was built for.
-
-    Args:
-        x: the input batch.
-        in_chans: channels C the model expects.
-        img_size: (H, W) the model expects.
-        name: argument name used in the message.
-
-    Returns:
-        The tensor, unchanged.
-    """
-    x = check_tensor(name, x, ndim=4)
-    _, c, h, w = x.shape
-    if c != in_chans or (h, w) != tuple(img_size):
-        raise ValueError(
-            f"{name} has shape {tuple(x.shape)}, but the model expects (B, {in_chans}, "
-            f"{img_size[0]}, {img_size[1]}): {c} channels of {h} x {w}"
-        )
-    return x
-
-
-def check_dtype(name: str, value: torch.Tensor, model: torch.nn.Module) -> torch.Tensor:
-    """Return ``value`` if its dtype is the floating dtype of ``model``'s weights.
-
-    The common slip is float64: ``torch.from_numpy`` keeps NumPy's float64, and a model's weights
-    are float32. Said here, with the fix, instead of deep inside ``F.linear``.
-
-    Args:
-        name: argument name used in the message.
-        value: the input tensor.
-        model: the module it is fed to.
-
-    Returns:
-        The tensor, unchanged.
-    """
-    weight = next(model.parameters(), None)
-    expected = weight.dtype if weight is not None else torch.get_default_dtype()
-    if value.dtype != expected:
-        fix = {torch.float32: ".float()", torch.float64: ".double()"}.get(
-            expected, f".to({expected})"
-        )
-        raise TypeError(
-            f"{name} has dtype {value.dtype}, but the model's weights are {expected}: "
-            f"convert the input with {name}{fix}"
-        )
-    return value
 
 
 #: Largest tensor (in elements) a function of the package builds on request: 2**27, 1 GiB of
@@ -318,21 +172,6 @@ def check_divides(name: str, value: int, height: int, width: int) -> int:
     return value
 
 
-def check_module(name: str, value: object) -> torch.nn.Module:
-    """Return ``value`` if it is a ``torch.nn.Module``.
-
-    Args:
-        name: argument name used in the message.
-        value: the value to check.
-
-    Returns:
-        The module, unchanged.
-    """
-    if not isinstance(value, torch.nn.Module):
-        raise TypeError(f"{name} must be a torch.nn.Module, got {type(value).__name__}")
-    return value
-
-
 def check_image(name: str, value: object) -> np.ndarray:
     """Return ``value`` as a float64 array of shape (H, W): one grey picture.
 
@@ -419,18 +258,3 @@ def check_index(
     if value >= size:
         raise ValueError(f"{name} must be below {size} (there are {size} {what}), got {value}")
     return value
-
-
-def check_same_dtype(**tensors: torch.Tensor) -> torch.dtype:
-    """Return the dtype the named tensors share, else a TypeError naming each one's dtype."""
-    dtypes = {name: t.dtype for name, t in tensors.items()}
-    if len(set(dtypes.values())) > 1:
-        listed = ", ".join(
-            f"{name} {str(dtype).replace('torch.', '')}" for name, dtype in dtypes.items()
-        )
-        names = ", ".join(dtypes)
-        raise TypeError(
-            f"{names} must share one dtype, got {listed}: convert them, e.g. with .double() "
-            "or .float()"
-        )
-    return next(iter(dtypes.values()))

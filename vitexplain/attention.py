@@ -13,8 +13,6 @@ import torch.nn.functional as F
 from einops import rearrange
 from torch import nn
 
-from . import _args
-
 __all__ = [
     "Attention",
     "attention",
@@ -36,7 +34,21 @@ def attention(
         (out, weights): out of shape (..., N, d_v) and the attention weights (..., N, M), whose
         rows sum to 1.
     """
-    q, k, v, scale = _args.attention(q, k, v, scale)
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor) or t.ndim < 2:
+            raise TypeError(f"{name} must be a tensor of shape (..., tokens, length), got {t!r}")
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"q and k must have the same last dimension, got {q.shape[-1]} and {k.shape[-1]}"
+        )
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(
+            f"k and v must hold the same number of tokens, got {k.shape[-2]} and {v.shape[-2]}"
+        )
+    if k.shape[-2] == 0:
+        raise ValueError("k holds no keys (axis -2 has length 0): there is nothing to attend to")
+    if scale is not None and not scale > 0:
+        raise ValueError(f"scale must be positive, got {scale}")
     scale = q.shape[-1] ** -0.5 if scale is None else scale
     logits = q @ k.transpose(-2, -1) * scale  # (..., N, M)
     weights = logits.softmax(dim=-1)  # each row is a distribution over the M keys
@@ -76,9 +88,10 @@ class Attention(nn.Module):
         value_skip: bool = False,
     ) -> None:
         super().__init__()
-        dim, num_heads, qkv_bias, qk_scale, fused, inner = _args.attention_module(
-            dim, num_heads, qkv_bias, qk_scale, fused, out_dim
-        )
+        inner = dim if out_dim is None else out_dim
+        if inner % num_heads:
+            name = "dim" if out_dim is None else "out_dim"
+            raise ValueError(f"num_heads={num_heads} does not divide {name}={inner}")
         self.dim, self.out_dim = dim, inner
         self.num_heads = num_heads
         self.head_dim = inner // num_heads
@@ -90,7 +103,6 @@ class Attention(nn.Module):
 
     def _heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(B, N, D) tokens -> q, k, v, each (B, h, N, d)."""
-        x = _args.tokens(self, x, self.dim)
         # (B, N, 3 h d) -> three tensors (B, h, N, d)
         return rearrange(self.qkv(x), "b n (qkv h d) -> qkv b h n d", qkv=3, h=self.num_heads)
 

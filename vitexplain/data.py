@@ -25,8 +25,6 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _args
-
 __all__ = ["LEVELS", "MOUNTAINS_PATH", "load_mountains", "mountain_at_dusk", "save_mountains"]
 
 #: Number of grey levels: the picture's values are k / (LEVELS - 1) for k = 0..LEVELS-1.
@@ -143,7 +141,8 @@ def mountain_at_dusk(height: int = 60, width: int = 100) -> np.ndarray:
         TypeError: If ``height`` or ``width`` is not an int.
         ValueError: If ``height`` or ``width`` is smaller than 8.
     """
-    height, width = _args.mountain_at_dusk(height, width, _MIN_SIZE)
+    if min(height, width) < _MIN_SIZE:
+        raise ValueError(f"height and width must be at least {_MIN_SIZE}, got {height} x {width}")
 
     rows = np.arange(height)[:, None]
     cols = np.arange(width)[None, :]
@@ -215,7 +214,7 @@ def save_mountains(path: str | Path | None = None) -> Path:
     Returns:
         The path written.
     """
-    target = MOUNTAINS_PATH if path is None else _args.path("path", path)
+    target = MOUNTAINS_PATH if path is None else Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     with target.open("wb") as handle:
         np.save(handle, mountain_at_dusk(), allow_pickle=False)

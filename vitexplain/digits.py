@@ -17,8 +17,6 @@ import numpy as np
 import torch
 from torch import nn
 
-from . import _args
-from ._checks import check_int, check_number
 from .training import train_classifier
 from .vit import ViT
 
@@ -111,7 +109,8 @@ def load_digit_split(
     except ImportError as error:  # pragma: no cover - scikit-learn is in the locked environment
         raise ImportError("notebook 08 needs scikit-learn: pip install scikit-learn") from error
 
-    seed = check_int("seed", seed, minimum=0)
+    if not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be an int of at least 0, got {seed!r}")
     digits = load_digits()
     order = np.random.default_rng(seed).permutation(len(digits.target))
     images = torch.tensor(digits.images[order] / 16.0, dtype=torch.float32)[:, None]  # (n, 1, 8, 8)
@@ -145,8 +144,7 @@ def accuracy_standard_error(accuracy: float, n: int) -> float:
         accuracy: the measured fraction of right answers, in [0, 1].
         n: the number of pictures it was measured on.
     """
-    p, n = check_number("accuracy", accuracy, minimum=0.0, maximum=1.0), check_int("n", n)
-    return math.sqrt(p * (1.0 - p) / n)
+    return math.sqrt(accuracy * (1.0 - accuracy) / n)
 
 
 class DigitsCNN(nn.Module):
@@ -234,7 +232,7 @@ def train_digits_vit(
         ``(model, history)``: the history as :func:`vitexplain.train_classifier` returns it
         without held-out data (loss and training accuracy per epoch).
     """
-    recipe, seed, epochs, validation = _args.train_digits(recipe, seed, epochs, validation)
+    _check_recipe(recipe)
     torch.manual_seed(seed)
     model = digits_vit(pos_embed)
     return model, _train_digits(model, epochs, log, recipe, seed, validation)
@@ -254,10 +252,15 @@ def train_digits_cnn(
     Returns:
         ``(model, history)`` as :func:`train_digits_vit` returns them.
     """
-    recipe, seed, epochs, validation = _args.train_digits(recipe, seed, epochs, validation)
+    _check_recipe(recipe)
     torch.manual_seed(seed)
     model = digits_cnn()
     return model, _train_digits(model, epochs, None, recipe, seed, validation)
+
+
+def _check_recipe(recipe: str) -> None:
+    if recipe not in DIGITS_RECIPES:
+        raise ValueError(f"recipe must be one of {tuple(sorted(DIGITS_RECIPES))}, got {recipe!r}")
 
 
 def load_trained_digits_vit(pos_embed: str = "learned") -> ViT:
@@ -269,7 +272,11 @@ def load_trained_digits_vit(pos_embed: str = "learned") -> ViT:
     Returns:
         The ViT in eval mode.
     """
-    path = _args.trained_digits_vit(pos_embed)
+    if pos_embed not in ("learned", "none"):
+        raise ValueError(f"pos_embed must be one of ('learned', 'none'), got {pos_embed!r}")
+    path = WEIGHTS_DIR / f"digits_vit_{pos_embed}.pt"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: `make weights` trains and saves it")
     model = digits_vit(pos_embed)
     model.load_state_dict(torch.load(path, weights_only=True), strict=True)
     return model.eval()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import torch
 from einops import rearrange
 
-from . import _args
 from .relative_position import relative_to_absolute
 
 __all__ = ["articles_rel_pos_2d"]
@@ -56,7 +55,7 @@ def articles_rel_pos_2d(
         Logits of shape (B, h, H * W, H * W) on a square grid; raises ``ValueError`` (from the
         skew: wrong number of offsets) when H != W.
     """
-    q, rows, cols = _args.articles_rel_pos_2d(q, grid_size, table_h, table_w)
+    rows, cols = (grid_size, grid_size) if isinstance(grid_size, int) else grid_size
     grid = rearrange(q, "b h (x y) d -> b h x y d", x=rows)  # (B, h, H, W, d)
     # erratum 1: the row table along each row (W tokens), the column table along each column
     col_term = relative_to_absolute(grid @ table_h.T)  # (B, h, H, W, W); raises if H != W

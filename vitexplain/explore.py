@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import importlib
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import _args
-from ._checks import check_array, check_int
+import numpy as np
+
 from .plotting import figure_html, figure_to_png
 from .position import clock_pairs, clock_periods
 from .unfold import count_tokens, overlap_count
@@ -137,14 +138,26 @@ def _check_spec(name: str, spec: Choice | Number) -> None:
             raise ValueError(f"{where}: value must be one of {values}, got {spec.value!r}")
         return
     for field in ("value", "min", "max", "step"):  # NumPy and torch integers become ints
-        number = check_int(f"{where}: {field}", getattr(spec, field), minimum=None)
-        object.__setattr__(spec, field, number)  # a frozen dataclass: set once, here
+        number = getattr(spec, field)
+        if isinstance(number, bool | np.bool_) or not hasattr(number, "__index__"):
+            raise TypeError(
+                f"{where}: {field} must be an int, got {number!r} of type {type(number).__name__}"
+            )
+        object.__setattr__(spec, field, int(number.__index__()))  # a frozen dataclass: set once
     if spec.step < 1:
         raise ValueError(f"{where}: step must be at least 1, got {spec.step}")
     if not spec.min <= spec.value <= spec.max:
         raise ValueError(
             f"{where}: value must lie in [min, max] = [{spec.min}, {spec.max}], got {spec.value}"
         )
+
+
+def _image_size(image: object) -> tuple[int, int]:
+    """(H, W) of a picture given as an array, a tensor or nested lists."""
+    shape = tuple(image.shape) if hasattr(image, "shape") else np.shape(image)
+    if len(shape) != 2:
+        raise ValueError(f"image must have 2 dimensions, got shape {shape}")
+    return shape
 
 
 def _style() -> dict[str, str]:
@@ -222,13 +235,21 @@ def _state_texts(
     """The alt text and the caption of the figure drawn for ``values`` (``shown`` names them)."""
     if callable(alt):
         text = alt(**values)
-        _args.alt_text(text)
+        _check_alt(text)
     elif alt is not None:
         text = f"{alt.rstrip('.')}; shown for {shown}."
     else:
         text = f"The figure of this Explore section, drawn for {shown}."
     under = f"{caption} ({shown})" if caption is not None else f"Explore: {shown}."
     return text, under
+
+
+def _check_alt(alt: object) -> None:
+    """Alt text: a str of at least four words saying what the figure shows."""
+    if not isinstance(alt, str):
+        raise TypeError(f"alt must be a str (a sentence saying what the figure shows), got {alt!r}")
+    if len(alt.split()) < 4:
+        raise ValueError(f"alt must say what the figure shows in at least 4 words, got {alt!r}")
 
 
 def interact_figure(
@@ -259,7 +280,19 @@ def interact_figure(
         (``box.children[-1]``); display it, or leave it as the cell's value. None when ipywidgets
         is not installed (one line says how to install it).
     """
-    _args.interact_figure(draw, controls, alt, caption)
+    if not callable(draw):
+        raise TypeError(f"draw must be a function returning a Figure, got {type(draw).__name__}")
+    if not controls:
+        raise ValueError("interact_figure needs at least one control, e.g. patch_size=Choice(...)")
+    if alt is not None and not callable(alt):
+        _check_alt(alt)
+    if caption is not None and (
+        not isinstance(caption, str) or not re.fullmatch(r"Figure \d+\.\d+ — \S.*", caption)
+    ):
+        raise ValueError(
+            "caption must read 'Figure <notebook>.<k> — <one sentence>.', such as "
+            f"'Figure 1.9 — The patch grid and the tokens for one patch size.', got {caption!r}"
+        )
     widgets = _ipywidgets()
     if widgets is None:
         for name, control in controls.items():
@@ -516,7 +549,7 @@ def tokenization_explore(image: Any) -> Explore:
     """
     from .plotting import show_tokenization
 
-    h, w = check_array("image", image, ndim=2).shape
+    h, w = _image_size(image)
     sizes = [p for p in range(1, min(h, w) + 1) if h % p == 0 and w % p == 0]
 
     def numbers(patch_size: int) -> dict[str, Any]:
@@ -602,7 +635,7 @@ def softsplit_explore(image: Any) -> Explore:
     """
     from .plotting import show_softsplit_explorer
 
-    h, w = check_array("image", image, ndim=2).shape
+    h, w = _image_size(image)
 
     def numbers(k: int, s: int, p: int) -> dict[str, Any]:
         try:

@@ -7,8 +7,6 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import nn
 
-from . import _args
-from ._checks import check_module
 from .attention import Attention
 
 __all__ = [
@@ -39,7 +37,9 @@ def check_shape(
     Returns:
         ``tensor`` itself, unchanged.
     """
-    tensor, expected, show = _args.check_shape(name, tensor, shape, show)
+    expected = tuple(int(size) for size in shape)
+    if tuple(tensor.shape) != expected:
+        raise ValueError(f"{name} has shape {tuple(tensor.shape)}, expected {expected}")
     if show:
         print(f"{name:<42} {expected}")
     return tensor
@@ -63,9 +63,10 @@ def attention_maps(model: nn.Module, x: torch.Tensor) -> list[torch.Tensor]:
         One tensor per attention layer, in the order the layers ran: shape (B, h, N, N), rows
         summing to 1 (for a ViT, N counts the class token, which comes first).
     """
-    model, x = _args.model_input(model, x)
     layers = [m for m in model.modules() if isinstance(m, Attention)]
-    return record_attention(model, x, _args.attention_layers(model, layers))
+    if not layers:
+        raise ValueError(f"model ({type(model).__name__}) holds no vitexplain Attention layer")
+    return record_attention(model, x, layers)
 
 
 def record_attention(model: nn.Module, x: torch.Tensor, layers: list[Attention]) -> list:
@@ -117,7 +118,6 @@ def class_token_attention(model: nn.Module, images: torch.Tensor, block: int = -
         column, i.e. the weight the class token gives each patch token (the rest of the row, the
         weight it gives itself, is ``1 - sum``).
     """
-    model, images, block = _args.class_token_model(model, images, block)
     # Only the blocks' attention: a T2TViT's token attentions come first and have no class token.
     weights = record_attention(model, images, [blk.attn for blk in model.blocks])
     return weights[block][:, :, 0, 1:]  # (B, h, N): the class token's row, patch keys
@@ -135,7 +135,6 @@ def count_parameters(model: nn.Module) -> dict[str, int]:
         ``{part: count}`` in registration order (a top-level parameter such as ``cls_token`` is
         its own part), then ``"total"``. Works on the meta device (no memory is allocated).
     """
-    model = check_module("model", model)
     counts: dict[str, int] = {}
     for name, parameter in model.named_parameters():
         if parameter.requires_grad:
@@ -164,7 +163,7 @@ def attention_by_origin(
     Returns:
         float64 tensor of shape (rows, rows); NaN where no pair falls in a cell.
     """
-    weights, orders, rows, cols = _args.attention_by_origin(weights, orders, grid_size)
+    rows, cols = (grid_size, grid_size) if isinstance(grid_size, int) else grid_size
     sits = (torch.arange(rows * cols) // cols).expand_as(orders)  # (B, N): row of the position
     came = orders.long() // cols  # (B, N): row the patch came from
     cell = (sits * rows + came).flatten()  # (B*N,): index into the (rows, rows) table
@@ -194,7 +193,11 @@ def trace_shapes(
     Returns:
         {name: output shape}, in the order the submodules ran.
     """
-    model, x, modules = _args.trace_shapes(model, x, names)
+    known = dict(model.named_modules())
+    missing = [name for name in names if name not in known]
+    if missing:
+        raise ValueError(f"names: model has no submodules named {missing}")
+    modules = [known[name] for name in names]
     shapes: dict[str, tuple[int, ...]] = {}
     names_of: dict[int, list[str]] = {}
     for name, module in zip(names, modules, strict=True):

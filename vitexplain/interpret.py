@@ -10,10 +10,11 @@ the principal components of the patch embedding's filters (Figure 7, left).
 
 from __future__ import annotations
 
+import functools
+
 import torch
 from torch import nn
 
-from . import _args
 from .inspection import run_with_hooks
 from .patches import patchify, unpatchify
 
@@ -48,11 +49,11 @@ def attention_rollout(maps: list[torch.Tensor], residual: bool = True) -> torch.
         Tensor of shape (B, N, N): row i says where output token i's information came from; each
         row sums to 1. For a ViT, row 0 is the class token.
     """
-    maps, residual = _args.attention_rollout(maps, residual)
+    dtype = functools.reduce(torch.promote_types, [m.dtype for m in maps])  # the widest
     n = maps[0].shape[-1]
-    rollout = torch.eye(n, dtype=maps[0].dtype).expand(maps[0].shape[0], n, n)  # (B, N, N)
+    rollout = torch.eye(n, dtype=dtype).expand(maps[0].shape[0], n, n)  # (B, N, N)
     for weights in maps:
-        a = weights.mean(dim=1)  # (B, N, N): heads averaged
+        a = weights.to(dtype).mean(dim=1)  # (B, N, N): heads averaged
         if residual:
             a = a + torch.eye(n, dtype=a.dtype)
             a = a / a.sum(dim=-1, keepdim=True)  # rows sum to 1 again
@@ -88,9 +89,8 @@ def mean_attention_distance(
     Returns:
         Tensor of shape (depth, h): mean distance in pixels, per block and head.
     """
-    maps, grid_size, patch_size, p = _args.mean_attention_distance(
-        maps, grid_size, patch_size, num_prefix_tokens
-    )
+    grid_size = (grid_size, grid_size) if isinstance(grid_size, int) else tuple(grid_size)
+    p = num_prefix_tokens
     centres = _patch_centres(grid_size, patch_size)  # (N, 2)
     distance = torch.cdist(centres, centres)  # (N, N) pixels
     out = []
@@ -126,13 +126,12 @@ def occlusion_map(
         Tensor of shape (B, H/P, W/P): the drop in probability per patch (negative when hiding a
         patch makes the model surer).
     """
-    images, patch_size, target = _args.occlusion_map(model, images, patch_size, value, target)
     tokens = patchify(images, patch_size)  # (B, N, C*P*P)
     b, n, _ = tokens.shape
     probs = model(images).softmax(-1)  # (B, K)
     if target is None:
         target = probs.argmax(-1)  # (B,)
-    target = _args.target_classes(target, probs.shape[-1])
+    target = torch.as_tensor(target).long()  # (B,): a tensor, an array or a list of classes
     hidden = tokens[:, None].repeat(1, n, 1, 1)  # (B, N occluded copies, N, C*P*P)
     hidden[:, torch.arange(n), torch.arange(n)] = value  # copy i has patch i hidden
     occluded = unpatchify(hidden.flatten(0, 1), tuple(images.shape[-2:]), patch_size)
@@ -155,7 +154,6 @@ def logit_lens(model: nn.Module, images: torch.Tensor) -> torch.Tensor:
         Tensor of shape (B, depth, K): class probabilities read after block 1, 2, ..., depth; the
         last equals the model's own prediction.
     """
-    model, images = _args.logit_lens(model, images)
     states: list[torch.Tensor] = []
 
     def keep_class_token(_block: nn.Module, _inputs: tuple, out: torch.Tensor) -> None:
@@ -180,7 +178,6 @@ def embedding_components(model: nn.Module, k: int = 8) -> tuple[torch.Tensor, to
         ``(components, explained)``: components of shape (k, C, P, P), unit length, sign fixed so
         that the largest entry is positive; the share of the filters' variance each explains (k,).
     """
-    model, k = _args.embedding_components(model, k)
     weight = model.patch_embed.proj.weight.detach().double()  # (D, C*P*P)
     centred = weight - weight.mean(dim=0)
     _, s, vh = torch.linalg.svd(centred, full_matrices=False)  # vh: (r, C*P*P)
@@ -207,7 +204,6 @@ def rank_correlation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         Tensor of shape (B,) (0-d for 1-D inputs), in [-1, 1], float64. Ties get their average
         rank. A picture whose values are all equal has no ranking: it is refused.
     """
-    a, b = _args.rank_correlation(a, b)
     single = a.ndim == 1
     a, b = (a[None] if single else a).flatten(1), (b[None] if single else b).flatten(1)  # (B, M)
     a, b = a.double(), b.double()
@@ -228,7 +224,7 @@ def rank_correlation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 def _patch_attention(maps: list[torch.Tensor], num_prefix_tokens: int) -> list[torch.Tensor]:
     """Each block's patch-to-patch attention, rows renormalised over the patch keys, float64."""
-    maps, p = _args.patch_attention(maps, num_prefix_tokens)
+    p = num_prefix_tokens
     out = []
     for weights in maps:
         w = weights[..., p:, p:].double()  # (B, h, N, N)
@@ -314,7 +310,11 @@ def reference_attention(
         Tensor of shape (1, 1, T, T) with T = prefix + rows * cols; rows sum to 1 (prefix rows
         attend to themselves).
     """
-    (rows, cols), kind, p = _args.reference_attention(grid_size, kind, num_prefix_tokens)
+    rows, cols = (grid_size, grid_size) if isinstance(grid_size, int) else grid_size
+    p = num_prefix_tokens
+    kinds = ("self", "neighbours", "uniform", "farthest")
+    if kind not in kinds:
+        raise ValueError(f"kind must be one of {kinds}, got {kind!r}")
     centres = _patch_centres((rows, cols), 1)  # (N, 2) in patch steps
     distance = torch.cdist(centres, centres)  # (N, N)
     n = rows * cols
@@ -347,7 +347,6 @@ def top_k_overlap(a: torch.Tensor, b: torch.Tensor, k: int = 1) -> torch.Tensor:
     Returns:
         Tensor of shape (B,): the share of ``a``'s top k among ``b``'s top k, in [0, 1].
     """
-    a, b, k = _args.top_k_overlap(a, b, k)
     a, b = a.flatten(1) if a.ndim > 1 else a[:, None], b.flatten(1) if b.ndim > 1 else b[:, None]
 
     def top(x: torch.Tensor) -> torch.Tensor:

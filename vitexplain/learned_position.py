@@ -12,7 +12,6 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from . import _args
 from .position import embedding_similarity
 from .training import fit
 from .vit import ViT
@@ -51,7 +50,7 @@ def position_targets(
         ``(row_targets, col_targets)``: float32 tensors of shape (N, rows) and (N, cols),
         N = rows * cols, one distribution per patch in row-major order.
     """
-    rows, cols, sigma = _args.position_targets(grid_size, sigma)
+    rows, cols = (grid_size, grid_size) if isinstance(grid_size, int) else grid_size
     r, c = _grid_coordinates(rows, cols)  # (N,) each
     targets = []
     for where, size in ((r, rows), (c, cols)):
@@ -75,7 +74,6 @@ def token_position_logits(model: ViT, images: torch.Tensor) -> torch.Tensor:
     Returns:
         Tensor of shape (B, N, rows + cols): one set of scores per patch token.
     """
-    model, images = _args.vit_images(model, images)
     return model.head(model.forward_features(images)[:, 1:])  # (B, N, rows + cols)
 
 
@@ -111,7 +109,9 @@ def train_where_am_i(
         History: ``"loss"`` (mean loss per epoch) and ``"accuracy"`` (after each epoch, the
         fraction of tokens of ``images`` whose best row and best column are both right).
     """
-    images, rows, cols = _args.train_where_am_i(model, images, grid_size)  # fit checks the rest
+    rows, cols = (grid_size, grid_size) if isinstance(grid_size, int) else grid_size
+    if model.head.out_features != rows + cols:
+        raise ValueError(f"a {rows} x {cols} grid needs a model with {rows + cols} outputs")
     row_targets, col_targets = position_targets((rows, cols), sigma)  # (N, rows), (N, cols)
     true_rows, true_cols = _grid_coordinates(rows, cols)  # (N,) each
 
@@ -145,7 +145,7 @@ def grid_neighbours(grid_size: int | tuple[int, int]) -> torch.Tensor:
         Bool tensor of shape (N, N), N = rows * cols, row-major: True where patches a and b are
         one step apart along a row or a column.
     """
-    rows, cols = _args.grid_neighbours(grid_size)
+    rows, cols = (grid_size, grid_size) if isinstance(grid_size, int) else grid_size
     r, c = _grid_coordinates(rows, cols)  # (N,) each
     steps = (r[:, None] - r[None]).abs() + (c[:, None] - c[None]).abs()  # (N, N) city-block
     return steps == 1
@@ -167,9 +167,25 @@ def grid_similarity(
         similarity of patch (r, c) with patch (r2, c2), so [r, c] is patch (r, c)'s map, as in
         Figure 7 of Dosovitskiy et al. (2020).
     """
-    table, (rows, cols), prefix = _args.grid_similarity(table, grid_size, num_prefix_tokens)
+    table = table[0] if table.ndim == 3 else table  # a ViT's (1, prefix + N, D)
+    rows, cols = (grid_size, grid_size) if isinstance(grid_size, int) else grid_size
+    prefix = num_prefix_tokens
     sim = embedding_similarity(table[prefix:].detach().float())  # (N, N)
     return sim.reshape(rows, cols, rows, cols)
+
+
+def _neighbours_and_others(similarity: torch.Tensor) -> tuple:
+    """(N, N) float64 similarity, the neighbour mask and the mask of the other patches (neither
+    the patch itself nor a neighbour), from a (rows, cols, rows, cols) similarity grid."""
+    rows, cols = similarity.shape[:2]
+    near = grid_neighbours((rows, cols))  # (N, N)
+    far = ~near & ~torch.eye(rows * cols, dtype=torch.bool)  # (N, N)
+    if not far.any(1).all() or not near.any(1).all():
+        raise ValueError(
+            f"similarity is of a {rows} x {cols} grid, where some patch has no neighbour or no "
+            "other patch to compare with: the grid needs at least 2 x 2 or 1 x 4 patches"
+        )
+    return similarity.reshape(rows * cols, rows * cols).double(), near, far
 
 
 def neighbour_wins(similarity: torch.Tensor, margin: float = 1e-3) -> torch.Tensor:
@@ -185,7 +201,7 @@ def neighbour_wins(similarity: torch.Tensor, margin: float = 1e-3) -> torch.Tens
         exceeds the largest similarity to any other patch (itself excluded) by more than
         ``margin``.
     """
-    sim, near, far, margin = _args.neighbour_wins(similarity, margin)
+    sim, near, far = _neighbours_and_others(similarity)
     rows, cols = similarity.shape[:2]
     best_near = sim.masked_fill(~near, -torch.inf).amax(1)  # (N,)
     best_far = sim.masked_fill(~far, -torch.inf).amax(1)  # (N,)
@@ -202,7 +218,7 @@ def neighbour_contrast(similarity: torch.Tensor) -> torch.Tensor:
         float64 tensor of shape (rows, cols); positive where the 4-neighbours are, on average,
         more similar than the other patches (itself excluded).
     """
-    sim, near, far = _args.similarity(similarity)
+    sim, near, far = _neighbours_and_others(similarity)
     mean_near = (sim * near).sum(1) / near.sum(1)  # (N,)
     mean_far = (sim * far).sum(1) / far.sum(1)  # (N,)
     return (mean_near - mean_far).reshape(similarity.shape[:2])

@@ -12,7 +12,18 @@ import torch
 from einops import rearrange
 from torch import nn
 
-from . import _args
+
+def _check_patch_size(patch_size: int, height: int, width: int) -> None:
+    """Refuse a patch size that does not tile an image of height x width, naming the side."""
+    if not isinstance(patch_size, int | np.integer) or patch_size < 1:
+        raise ValueError(f"patch_size must be a positive int, got {patch_size!r}")
+    for side, size in (("height", height), ("width", width)):
+        if size % patch_size:
+            raise ValueError(
+                f"patch_size {patch_size} does not divide the image {side} {size} "
+                f"({size} = {size // patch_size} * {patch_size} + {size % patch_size})"
+            )
+
 
 __all__ = [
     "one_hot_patch_kernels",
@@ -37,7 +48,11 @@ def patchify(x: torch.Tensor, patch_size: int) -> torch.Tensor:
     Returns:
         Tokens of shape (B, N, C * P * P) with N = (H / P) * (W / P), patches in row-major order.
     """
-    x, patch_size = _args.patchify(x, patch_size)
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
+    if x.ndim != 4:
+        raise ValueError(f"x must have 4 dimensions (B, C, H, W), got shape {tuple(x.shape)}")
+    _check_patch_size(patch_size, *x.shape[-2:])
     # (B, C, H, W) -> (B, N, C*P*P): grid row h and column w make the token index, the channel
     # and the pixel offset (p1, p2) inside the patch make the token's features.
     return rearrange(x, "b c (h p1) (w p2) -> b (h w) (c p1 p2)", p1=patch_size, p2=patch_size)
@@ -56,7 +71,7 @@ def unpatchify(
     Returns:
         Images of shape (B, C, H, W).
     """
-    tokens, rows, patch_size = _args.unpatchify(tokens, img_size, patch_size)
+    rows = (img_size if isinstance(img_size, int) else img_size[0]) // patch_size
     return rearrange(
         tokens, "b (h w) (c p1 p2) -> b c (h p1) (w p2)", h=rows, p1=patch_size, p2=patch_size
     )
@@ -73,7 +88,12 @@ def scramble_patches(image: np.ndarray, patch_size: int, order) -> np.ndarray:
     Returns:
         Array of shape (H, W), same dtype as ``image``.
     """
-    image, patch_size, order, rows = _args.scramble_patches(image, patch_size, order)
+    image, order = np.asarray(image), np.asarray(order)
+    _check_patch_size(patch_size, *image.shape)
+    rows = image.shape[0] // patch_size
+    count = rows * (image.shape[1] // patch_size)
+    if order.shape != (count,) or not np.array_equal(np.sort(order), np.arange(count)):
+        raise ValueError(f"order must be a permutation of range({count}), got {order.tolist()}")
     patches = rearrange(image, "(h p1) (w p2) -> (h w) p1 p2", p1=patch_size, p2=patch_size)
     return rearrange(patches[order], "(h w) p1 p2 -> (h p1) (w p2)", h=rows)
 
@@ -99,9 +119,8 @@ class PatchEmbed(nn.Module):
         embed_dim: int = 768,
     ) -> None:
         super().__init__()
-        img_size, patch_size, in_chans, embed_dim = _args.patch_embed(
-            img_size, patch_size, in_chans, embed_dim
-        )
+        img_size = (img_size, img_size) if isinstance(img_size, int) else tuple(img_size)
+        _check_patch_size(patch_size, *img_size)
         self.img_size, self.patch_size, self.in_chans = img_size, patch_size, in_chans
         self.grid_size = (img_size[0] // patch_size, img_size[1] // patch_size)
         self.num_tokens = self.grid_size[0] * self.grid_size[1]
@@ -116,7 +135,11 @@ class PatchEmbed(nn.Module):
         Returns:
             Tokens of shape (B, N, D).
         """
-        x = _args.image_batch(self, x, self.in_chans, self.img_size)
+        (h, w), c = self.img_size, self.in_chans
+        if x.ndim != 4 or x.shape[1:] != (c, h, w):
+            raise ValueError(
+                f"x has shape {tuple(x.shape)}, but the model expects (B, {c}, {h}, {w})"
+            )
         return self.proj(patchify(x, self.patch_size))  # (B, N, C*P*P) -> (B, N, D)
 
 
@@ -135,7 +158,6 @@ def patchify_by_slicing(x: torch.Tensor, patch_size: int) -> torch.Tensor:
     Returns:
         Tokens of shape (B, N, C * P * P), patches in row-major order, equal to ``patchify(x, P)``.
     """
-    x, patch_size = _args.patchify_by_slicing(x, patch_size)
     batch, _, height, width = x.shape
     tokens = []
     for top in range(0, height, patch_size):  # grid rows, top to bottom
@@ -158,7 +180,6 @@ def one_hot_patch_kernels(in_chans: int, patch_size: int) -> torch.Tensor:
     Returns:
         Float tensor of shape (C * P * P, C, P, P), the weight layout of ``nn.Conv2d``.
     """
-    in_chans, patch_size = _args.one_hot_patch_kernels(in_chans, patch_size)
     length = in_chans * patch_size * patch_size
     return torch.eye(length).view(length, in_chans, patch_size, patch_size)  # (C*P*P, C, P, P)
 
@@ -173,7 +194,7 @@ def patchify_by_conv(x: torch.Tensor, patch_size: int) -> torch.Tensor:
     Returns:
         Tokens of shape (B, N, C * P * P), equal to ``patchify(x, P)``.
     """
-    x, patch_size = _args.patchify_by_conv(x, patch_size)
+    _check_patch_size(patch_size, *x.shape[-2:])
     kernels = one_hot_patch_kernels(x.shape[1], patch_size).to(x)  # (C*P*P, C, P, P)
     out = nn.functional.conv2d(x, kernels, stride=patch_size)  # (B, C*P*P, H/P, W/P)
     return out.flatten(2).transpose(1, 2)  # (B, N, C*P*P)

@@ -14,9 +14,6 @@ import torch
 import torch.nn.functional as F
 from einops import rearrange
 
-from . import _args
-from ._checks import check_int
-
 __all__ = [
     "clock_frequencies",
     "clock_pairs",
@@ -50,7 +47,6 @@ def sinusoid_encoding(num_tokens: int, dim: int, base: float = 10000.0) -> torch
     Returns:
         Tensor of shape (L, D) in torch's default dtype, computed in float64.
     """
-    num_tokens, dim, base = _args.sinusoid_encoding(num_tokens, dim, base)
     pos = torch.arange(num_tokens, dtype=torch.float64)[:, None]  # (L, 1)
     angles = pos * _frequencies(dim, base)  # (L, D)
     even = torch.arange(dim) % 2 == 0
@@ -68,7 +64,6 @@ def clock_periods(dim: int, base: float = 10000.0) -> np.ndarray:
     Returns:
         Array of shape (ceil(D / 2),), increasing from 2 pi.
     """
-    dim, base = _args.clock_dim(dim), _args.base(base)
     i = np.arange(math.ceil(dim / 2))
     return 2 * np.pi * base ** (2 * i / dim)
 
@@ -87,7 +82,8 @@ def relative_rotation(offset: float, dim: int, base: float = 10000.0) -> torch.T
     Returns:
         Tensor of shape (D, D) in torch's default dtype.
     """
-    offset, dim, base = _args.relative_rotation(offset, dim, base)
+    if dim % 2:
+        raise ValueError(f"dim must be even for the rotation identity, got {dim}")
     angle = offset * _frequencies(dim, base)[::2]  # (D/2,)
     cos, sin = torch.cos(angle), torch.sin(angle)
     rows = [torch.stack([cos, sin], -1), torch.stack([-sin, cos], -1)]  # two (D/2, 2) rows
@@ -111,7 +107,9 @@ def sinusoid_encoding_2d(
     Returns:
         Tensor of shape (H * W, D), tokens in row-major order.
     """
-    rows, cols, dim, base = _args.sinusoid_encoding_2d(grid_size, dim, base)
+    rows, cols = (grid_size, grid_size) if isinstance(grid_size, int) else grid_size
+    if dim % 2:
+        raise ValueError(f"dim must be even to split between rows and columns, got {dim}")
     row_pe = sinusoid_encoding(rows, dim // 2, base)  # (H, D/2)
     col_pe = sinusoid_encoding(cols, dim // 2, base)  # (W, D/2)
     return torch.cat(
@@ -151,9 +149,13 @@ def resize_pos_embed(
     Returns:
         Tensor of shape (num_prefix_tokens + H' * W', D), with a leading 1 if the input had one.
     """
-    pos_embed, (h, w), (nh, nw), num_prefix_tokens, antialias = _args.resize_pos_embed(
-        pos_embed, old_grid, new_grid, num_prefix_tokens, antialias
-    )
+    h, w = (old_grid, old_grid) if isinstance(old_grid, int) else old_grid
+    nh, nw = (new_grid, new_grid) if isinstance(new_grid, int) else new_grid
+    if pos_embed.shape[-2] != num_prefix_tokens + h * w:
+        raise ValueError(
+            f"pos_embed holds {pos_embed.shape[-2]} tokens, expected num_prefix_tokens="
+            f"{num_prefix_tokens} + old_grid {h} x {w} = {num_prefix_tokens + h * w}"
+        )
     table = pos_embed.reshape(-1, pos_embed.shape[-1])  # (N, D)
     prefix, grid = table[:num_prefix_tokens], table[num_prefix_tokens:]
     grid = rearrange(grid, "(h w) d -> 1 d h w", h=h)  # the grid as a D-channel image
@@ -174,7 +176,6 @@ def clock_frequencies(dim: int, base: float = 10000.0) -> np.ndarray:
     Returns:
         Array of shape (ceil(D / 2),), decreasing from 1 to about 1 / base.
     """
-    dim, base = _args.clock_dim(dim), _args.base(base)
     i = np.arange(math.ceil(dim / 2))
     return base ** (-2 * i / dim)
 
@@ -192,7 +193,6 @@ def clock_pairs(dim: int, count: int = 9) -> np.ndarray:
     Returns:
         Increasing int array of shape (min(count, D // 2),).
     """
-    dim, count = _args.clock_dim(dim, minimum=2), check_int("count", count)
     num_pairs = dim // 2
     return np.unique(np.round(np.linspace(0, num_pairs - 1, min(count, num_pairs))).astype(int))
 
@@ -209,7 +209,6 @@ def embedding_similarity(table: torch.Tensor) -> torch.Tensor:
     Returns:
         Tensor of shape (N, N), computed in float64 and returned in the table's dtype.
     """
-    table = _args.embedding_similarity(table)
     unit = F.normalize(table.double(), dim=1)  # (N, D), rows of length 1
     return (unit @ unit.T).to(table.dtype)  # (N, N)
 
@@ -226,7 +225,6 @@ def toeplitz_error(matrix: torch.Tensor) -> float:
     Returns:
         max over a, b of |matrix[a, b] - matrix[a - min(a, b), b - min(a, b)]|, as a float.
     """
-    matrix = _args.toeplitz_error(matrix)
     n = matrix.shape[0]
     a, b = torch.meshgrid(torch.arange(n), torch.arange(n), indexing="ij")  # (N, N) each
     start = torch.minimum(a, b)  # steps back to the first row or column of the diagonal

@@ -18,9 +18,6 @@ import torch.nn.functional as F
 from einops import rearrange
 from torch import nn
 
-from . import _args
-from ._checks import check_size2
-
 __all__ = [
     "AbsPosEmb1D",
     "attention_with_position",
@@ -42,9 +39,20 @@ def relative_index(length: int) -> torch.Tensor:
     Returns:
         LongTensor of shape (L, L) with values in 0 .. 2L - 2.
     """
-    length = _args.relative_index(length)
     pos = torch.arange(length)
     return pos[None, :] - pos[:, None] + length - 1  # (L, L)
+
+
+def _check_offsets(x: torch.Tensor) -> torch.Tensor:
+    """Refuse ``x`` unless it has shape (..., L, 2L - 1): L queries over 2L - 1 offsets."""
+    length, num_offsets = x.shape[-2:]
+    if num_offsets != 2 * length - 1:
+        raise ValueError(
+            f"x must have shape (..., L, 2L - 1): its L = {length} queries (axis -2) need "
+            f"2L - 1 = {2 * length - 1} offsets on the last axis, got {num_offsets} "
+            f"(shape {tuple(x.shape)})"
+        )
+    return x
 
 
 def skew_steps(x: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
@@ -70,7 +78,7 @@ def skew_steps(x: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
     Returns:
         Six ``(name, tensor)`` pairs in the order above; the last tensor has shape (..., L, L).
     """
-    x = _args.offsets(x)
+    _check_offsets(x)
     *lead, length, _ = x.shape
     padded = F.pad(x, (0, 1))  # (..., L, 2L)      a zero column
     flat = padded.flatten(-2)  # (..., 2L * L)
@@ -105,7 +113,7 @@ def relative_to_absolute(x: torch.Tensor) -> torch.Tensor:
         Tensor of shape (..., L, L): a view of ``x`` (or of its contiguous copy), so writing into
         ``x`` afterwards changes it; call ``.contiguous()`` on it for a separate array.
     """
-    x = _args.offsets(x).contiguous()  # no copy when already contiguous
+    x = _check_offsets(x).contiguous()  # no copy when already contiguous
     *lead, length, _ = x.shape
     size = (*lead, length, length)
     stride = (*x.stride()[:-2], 2 * length - 2, 1)
@@ -135,7 +143,11 @@ def attention_with_position(
     Returns:
         ``(out, weights)`` of shapes (..., N, d_v) and (..., N, N).
     """
-    q, k, v, position_logits, scale = _args.attention_with_position(q, k, v, position_logits, scale)
+    if position_logits.shape[-2:] != (q.shape[-2], k.shape[-2]):
+        raise ValueError(
+            f"position_logits must end with (N, N) = {(q.shape[-2], k.shape[-2])}, got shape "
+            f"{tuple(position_logits.shape)}"
+        )
     scale = q.shape[-1] ** -0.5 if scale is None else scale
     logits = (q @ k.transpose(-2, -1) + position_logits) * scale  # (..., N, N)
     weights = logits.softmax(dim=-1)  # (..., N, N)
@@ -156,7 +168,7 @@ class AbsPosEmb1D(nn.Module):
 
     def __init__(self, tokens: int, dim_head: int) -> None:
         super().__init__()
-        self.tokens, self.dim_head, _ = _args.position_table(tokens, dim_head)
+        self.tokens, self.dim_head = tokens, dim_head
         self.abs_pos_emb = _init_table(self.tokens, self.dim_head)  # (L, d)
 
     def forward(self, q: torch.Tensor) -> torch.Tensor:
@@ -166,7 +178,6 @@ class AbsPosEmb1D(nn.Module):
         Returns:
             Position logits of shape (..., L, L).
         """
-        q = _args.query(self, q, self.tokens, self.dim_head, None)
         return q @ self.abs_pos_emb.T  # (..., L, L)
 
 
@@ -182,7 +193,7 @@ class RelPosEmb1D(nn.Module):
 
     def __init__(self, tokens: int, dim_head: int, heads: int | None = None) -> None:
         super().__init__()
-        self.tokens, self.dim_head, self.heads = _args.position_table(tokens, dim_head, heads)
+        self.tokens, self.dim_head, self.heads = tokens, dim_head, heads
         shape = (2 * self.tokens - 1, self.dim_head)
         self.rel_pos_emb = _init_table(*((self.heads, *shape) if self.heads else shape))
 
@@ -193,7 +204,6 @@ class RelPosEmb1D(nn.Module):
         Returns:
             Position logits of shape (..., L, L).
         """
-        q = _args.query(self, q, self.tokens, self.dim_head, self.heads)
         if self.heads is None:
             rel = q @ self.rel_pos_emb.T  # (..., L, 2L-1)
         else:  # head axis 1 of q meets axis 0 of the tables
@@ -220,8 +230,8 @@ class RelPosEmb2D(nn.Module):
         self, grid_size: int | tuple[int, int], dim_head: int, heads: int | None = None
     ) -> None:
         super().__init__()
-        self.grid_size = check_size2("grid_size", grid_size)
-        self.dim_head, self.heads = dim_head, heads  # checked by the two 1D tables
+        self.grid_size = (grid_size, grid_size) if isinstance(grid_size, int) else tuple(grid_size)
+        self.dim_head, self.heads = dim_head, heads
         self.emb_h = RelPosEmb1D(self.grid_size[0], dim_head, heads)  # row offsets, 2H-1
         self.emb_w = RelPosEmb1D(self.grid_size[1], dim_head, heads)  # column offsets, 2W-1
 
@@ -232,8 +242,12 @@ class RelPosEmb2D(nn.Module):
         Returns:
             Position logits of shape (B, h, H * W, H * W).
         """
-        q = _args.grid_query(self, q, self.grid_size)
         rows, cols = self.grid_size
+        if q.ndim != 4 or q.shape[2] != rows * cols:
+            raise ValueError(
+                f"q must have shape (B, h, H * W, d) for the {rows} x {cols} grid "
+                f"({rows * cols} tokens), got shape {tuple(q.shape)}"
+            )
         grid = rearrange(q, "b h (x y) d -> b h x y d", x=rows)
         # column term: along each row, offsets between columns -> (B, h, H, W, W')
         col_logits = self.emb_w(grid)
@@ -258,7 +272,11 @@ def grid_offsets(grid_size: int | tuple[int, int], index: int) -> tuple[torch.Te
         (row_b, col_b), ``row_b - row_a`` and ``col_b - col_a``. ``RelPosEmb2D`` reads its row
         table at ``row_offsets + H - 1`` and its column table at ``col_offsets + W - 1``.
     """
-    rows, cols, index = _args.grid_offsets(grid_size, index)
+    rows, cols = (grid_size, grid_size) if isinstance(grid_size, int) else grid_size
+    if not 0 <= index < rows * cols:
+        raise ValueError(
+            f"index must be in 0 .. {rows * cols - 1} for a {rows} x {cols} grid, got {index}"
+        )
     row_a, col_a = divmod(index, cols)
     row_offsets = (torch.arange(rows) - row_a)[:, None].expand(rows, cols)  # (H, W)
     col_offsets = (torch.arange(cols) - col_a)[None, :].expand(rows, cols)  # (H, W)

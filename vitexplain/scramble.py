@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from . import _args
+from .data import load_mountains
 from .patches import patchify, scramble_patches, unpatchify
 
 __all__ = ["filled_patch_outputs", "make_scramble_dataset", "moved_patch_outputs", "swap_patches"]
@@ -95,11 +95,15 @@ def make_scramble_dataset(
         example j is patch ``orders[j, i]`` of the jittered noisy picture (the identity for intact
         examples, 0-based, row-major).
     """
-    n, seed, picture, patch_size, max_shift, noise, return_orders = _args.make_scramble_dataset(
-        n, seed, image, patch_size, max_shift, noise, return_orders
-    )
+    if n < 2 or n % 2:
+        raise ValueError(f"n must be even and at least 2 (intact and scrambled twins), got {n}")
+    picture = load_mountains() if image is None else np.asarray(image, dtype=np.float64)
     height, width = picture.shape
     num_patches = (height // patch_size) * (width // patch_size)
+    if num_patches < 2:  # no permutation but the identity: nothing to scramble
+        raise ValueError(
+            f"a {height} x {width} image has 1 patch of side {patch_size}: nothing to scramble"
+        )
     rng = np.random.default_rng(seed)
     half = n // 2
     noisy = _jittered_noisy_copies(picture, half, max_shift, noise, rng)  # (n/2, H, W)
@@ -130,7 +134,6 @@ def swap_patches(images: torch.Tensor, patch_size: int, a: int, b: int) -> torch
     Returns:
         A new tensor of the images' shape: patch a holds what patch b held, and b what a held.
     """
-    images, patch_size, a, b = _args.swap_patches(images, patch_size, a, b)
     tokens = patchify(images, patch_size).clone()  # (B, N, C*P*P)
     tokens[:, [a, b]] = tokens[:, [b, a]]  # exchange the two tokens
     return unpatchify(tokens, tuple(images.shape[-2:]), patch_size)  # (B, C, H, W)
@@ -157,7 +160,6 @@ def moved_patch_outputs(
         is replaced by a copy of patch k of the same picture (0-based, reading order); the
         diagonal ``[p, p]`` is the output on the unchanged pictures.
     """
-    model, images, _ = _args.probe(model, images)
     tokens = patchify(images, patch_size)  # (B, N, C*P*P), checks patch_size
     count, size = tokens.shape[1], tuple(images.shape[-2:])
     rows = []
@@ -188,7 +190,6 @@ def filled_patch_outputs(
     Returns:
         Tensor of shape (N, B, K): ``[p]`` is the output after the patch at place p is filled.
     """
-    model, images, value = _args.probe(model, images, value)
     tokens = patchify(images, patch_size)  # (B, N, C*P*P), checks patch_size
     count, size = tokens.shape[1], tuple(images.shape[-2:])
     filled = tokens[None].repeat(count, 1, 1, 1)  # (N places, B, N, C*P*P)

@@ -19,10 +19,8 @@ import torch
 from einops import rearrange
 from torch import nn
 
-from . import _args
-from ._checks import check_int
 from .attention import Attention
-from .vit import Mlp, TransformerBackbone
+from .vit import Mlp, TransformerBackbone, check_backbone
 
 __all__ = [
     "soft_split",
@@ -62,7 +60,6 @@ class TokenAttention(Attention):
         qk_scale: float | None = None,
         fused: bool = True,
     ) -> None:
-        dim, num_heads = check_int("dim", dim), check_int("num_heads", num_heads)
         scale = qk_scale if qk_scale is not None else (dim // num_heads) ** -0.5
         super().__init__(dim, num_heads, qkv_bias, scale, fused, out_dim=out_dim, value_skip=True)
 
@@ -90,7 +87,7 @@ class TokenTransformer(nn.Module):
         qk_scale: float | None = None,
     ) -> None:
         super().__init__()
-        dim, out_dim, hidden = _args.token_transformer(dim, out_dim, mlp_ratio)
+        hidden = int(out_dim * mlp_ratio)  # the MLP's hidden length
         self.dim = dim
         self.norm1 = nn.LayerNorm(dim)
         self.attn = TokenAttention(dim, out_dim, num_heads, qkv_bias, qk_scale)
@@ -104,7 +101,6 @@ class TokenTransformer(nn.Module):
         Returns:
             Tokens of shape (B, N, out_dim).
         """
-        x = _args.tokens(self, x, self.dim)
         x = self.attn(self.norm1(x))  # (B, N, out_dim), value skip inside
         return x + self.mlp(self.norm2(x))  # (B, N, out_dim)
 
@@ -121,7 +117,7 @@ def soft_split(kernel_size: int) -> nn.Unfold:
     Returns:
         The unfold layer; it maps (B, C, H, W) to (B, C * k * k, N).
     """
-    k = check_int("kernel_size", kernel_size)
+    k = kernel_size
     return nn.Unfold(k, stride=math.ceil(k / 2), padding=math.ceil(k / 4))
 
 
@@ -145,14 +141,23 @@ class T2TModule(nn.Module):
         softsplit_kernels: tuple[int, int, int] = (7, 3, 3),
     ) -> None:
         super().__init__()
-        img_size, in_chans, embed_dim, token_dim, (k0, k1, k2) = _args.t2t_module(
-            img_size, in_chans, embed_dim, token_dim, softsplit_kernels
-        )
+        img_size = (img_size, img_size) if isinstance(img_size, int) else tuple(img_size)
         self.img_size, self.in_chans = img_size, in_chans
         self.grid_sizes = []  # the token grid after each split
         h, w = img_size
-        for k in (k0, k1, k2):
+        if len(softsplit_kernels) != 3:
+            raise ValueError(
+                f"softsplit_kernels must hold three kernel sizes, got {softsplit_kernels!r}"
+            )
+        k0, k1, k2 = softsplit_kernels
+        for split, k in enumerate(softsplit_kernels):
             s, p = math.ceil(k / 2), math.ceil(k / 4)  # soft_split's stride and padding
+            if k > min(h, w) + 2 * p:
+                raise ValueError(
+                    f"img_size {img_size} does not fit softsplit_kernels {softsplit_kernels}: "
+                    f"kernel {k} of soft split {split} is larger than its {h} x {w} grid "
+                    f"padded by {p}"
+                )
             h, w = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
             self.grid_sizes.append((h, w))
         self.num_tokens = h * w
@@ -170,7 +175,11 @@ class T2TModule(nn.Module):
         Returns:
             Tokens of shape (B, N, embed_dim).
         """
-        x = _args.image_batch(self, x, self.in_chans, self.img_size)
+        (h, w), c = self.img_size, self.in_chans
+        if x.ndim != 4 or x.shape[1:] != (c, h, w):
+            raise ValueError(
+                f"x has shape {tuple(x.shape)}, but the model expects (B, {c}, {h}, {w})"
+            )
         (h0, _), (h1, _), _ = self.grid_sizes
         x = self.soft_split0(x).transpose(1, 2)  # (B, N0, C*k0*k0)
         x = self.attention1(x)  # (B, N0, token_dim)
@@ -213,7 +222,7 @@ class T2TViT(TransformerBackbone):
         qkv_bias: bool = False,
         qk_scale: float | None = None,
     ) -> None:
-        num_classes, embed_dim, depth = _args.backbone(num_classes, embed_dim, depth, mlp_ratio)
+        check_backbone(num_classes, embed_dim, depth, mlp_ratio, "sincos")
         super().__init__(
             T2TModule(img_size, in_chans, embed_dim, token_dim, softsplit_kernels),
             "tokens_to_token",

@@ -12,7 +12,6 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from . import _args
 from .attention import Attention
 from .patches import PatchEmbed
 from .vit import Block
@@ -39,7 +38,6 @@ def patch_embed_to_conv(embed: PatchEmbed) -> nn.Conv2d:
         ``nn.Conv2d`` with ``conv(x).flatten(2).transpose(1, 2)`` equal to ``embed(x)`` (up to float
         rounding), shapes (B, C, H, W) -> (B, D, H/P, W/P) -> (B, N, D).
     """
-    embed = _args.instance("embed", embed, PatchEmbed)
     size, chans, dim = embed.patch_size, embed.in_chans, embed.proj.out_features
     conv = nn.Conv2d(chans, dim, kernel_size=size, stride=size)
     conv = conv.to(embed.proj.weight)
@@ -64,9 +62,18 @@ def to_torch_multihead_attention(attn: Attention) -> nn.MultiheadAttention:
     Returns:
         ``nn.MultiheadAttention(D, h, bias=..., batch_first=True)``; its forward takes (B, N, D).
     """
-    attn = _args.multihead_attention(attn)
     qkv, proj, heads = attn.qkv, attn.proj, attn.num_heads
     dim = qkv.in_features
+    if qkv.out_features != 3 * dim or proj.out_features != dim:
+        raise ValueError(
+            f"attn maps {dim} -> {qkv.out_features} (qkv) -> {proj.out_features} (proj); "
+            f"nn.MultiheadAttention needs {dim} -> {3 * dim} -> {dim}"
+        )
+    if abs(attn.scale - (dim // heads) ** -0.5) > 1e-12 * attn.scale:
+        raise ValueError(
+            f"attn.scale = {attn.scale} is not head_dim ** -0.5 = {(dim // heads) ** -0.5}, "
+            "the only scale nn.MultiheadAttention uses"
+        )
     bias = qkv.bias is not None or proj.bias is not None
     mha = nn.MultiheadAttention(dim, heads, bias=bias, batch_first=True)
     mha = mha.to(qkv.weight)
@@ -109,7 +116,6 @@ def to_torch_encoder_layer(block: Block) -> nn.TransformerEncoderLayer:
         ``nn.TransformerEncoderLayer(norm_first=True, activation="gelu", dropout=0,
         batch_first=True)`` that computes the same function as ``block`` on (B, N, D) tokens.
     """
-    block = _args.instance("block", block, Block)
     dim, heads = block.attn.dim, block.attn.num_heads
     options = {"dropout": 0.0, "activation": "gelu", "batch_first": True, "norm_first": True}
     layer = nn.TransformerEncoderLayer(dim, heads, block.mlp.fc1.out_features, **options)

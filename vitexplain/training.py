@@ -16,11 +16,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from . import _args
-
 __all__ = ["evaluate", "fit", "random_shift", "train_classifier"]
 
-SCHEDULES = _args.SCHEDULES
+SCHEDULES = ("constant", "onecycle")
 
 
 def _loss_and_correct(
@@ -63,6 +61,18 @@ def _loss_and_correct(
     return loss, (predictions == labels).sum()
 
 
+def _labelled(name: str, data: tuple) -> tuple[torch.Tensor, torch.Tensor]:
+    """``train=`` or ``test=``: a pair (images, labels) of n > 0 images and n integer labels."""
+    if not isinstance(data, tuple | list) or len(data) != 2:
+        raise TypeError(f"{name} must be a pair (images, labels), got {type(data).__name__}")
+    images, labels = data
+    if labels.dtype.is_floating_point or labels.dtype == torch.bool:
+        raise TypeError(f"{name}[1] (labels) must hold integer class indices, got {labels.dtype}")
+    if len(images) != len(labels) or len(labels) == 0:
+        raise ValueError(f"{name} has {len(images)} images but {len(labels)} labels")
+    return images, labels.long()  # any integer dtype: the losses want int64
+
+
 @torch.no_grad()
 def evaluate(
     model: nn.Module, images: torch.Tensor, labels: torch.Tensor, batch_size: int = 256
@@ -78,7 +88,7 @@ def evaluate(
     Returns:
         (loss, accuracy): the mean loss per example and the fraction of right answers in [0, 1].
     """
-    model, images, labels, batch_size = _args.evaluate(model, images, labels, batch_size)
+    labels = labels.long()  # any integer dtype: the losses want int64
     was_training = model.training
     model.eval()
     total_loss, correct = 0.0, 0
@@ -108,7 +118,11 @@ def random_shift(images: torch.Tensor, max_shift: int, generator: torch.Generato
     Returns:
         Tensor of shape (B, C, H, W), the shifted images.
     """
-    images, max_shift, generator = _args.random_shift(images, max_shift, generator)
+    if max_shift >= min(images.shape[-2:]):
+        raise ValueError(
+            f"max_shift must be smaller than the images' height and width "
+            f"{tuple(images.shape[-2:])}, got {max_shift}"
+        )
     if max_shift == 0:
         return images
     b, c, h, w = images.shape
@@ -162,8 +176,14 @@ def fit(
         training loss.
     """
     # Checked here, at the call: a generator's own body would run only at the first next().
-    settings = _args.fit(model, n, batch_loss, epochs, batch_size, lr, weight_decay, seed, schedule)
-    return _fit_epochs(*settings)
+    for name, value in (("epochs", epochs), ("batch_size", batch_size)):
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be an int of at least 1, got {value!r}")
+    if not lr > 0:
+        raise ValueError(f"lr must be greater than 0, got {lr}")
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
+    return _fit_epochs(model, n, batch_loss, epochs, batch_size, lr, weight_decay, seed, schedule)
 
 
 def _fit_epochs(
@@ -190,7 +210,7 @@ def _fit_epochs(
         total = 0.0
         for start in range(0, n, batch_size):
             batch = order[start : start + batch_size]
-            loss = _args.batch_loss_value(batch_loss(batch))
+            loss = batch_loss(batch)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -247,9 +267,8 @@ def train_classifier(
         training loss during the epoch), ``"train_accuracy"`` (on the whole training set after the
         epoch) and, when ``test`` is given, ``"test_loss"`` and ``"test_accuracy"``.
     """
-    images, labels, test, label_smoothing, max_shift = _args.train_classifier(
-        model, train, test, log, label_smoothing, max_shift
-    )
+    images, labels = _labelled("train", train)
+    test = None if test is None else _labelled("test", test)
     shifts = torch.Generator()  # seeded with `seed` once fit has checked it
 
     def batch_loss(batch: torch.Tensor) -> torch.Tensor:

@@ -13,8 +13,6 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from . import _args
-
 __all__ = [
     "count_tokens",
     "fold_tokens",
@@ -39,7 +37,12 @@ def count_tokens(h: int, w: int, k: int, s: int, p: int) -> tuple[int, int, int]
     Returns:
         (rows, cols, total) with total = rows * cols.
     """
-    h, w, k, s, p = _args.soft_split(h, w, k, s, p)
+    for side, size in (("height", h), ("width", w)):
+        if k > size + 2 * p:
+            raise ValueError(
+                f"kernel k={k} is larger than the padded image {side} "
+                f"{size} + 2*{p} = {size + 2 * p}"
+            )
     rows = (h + 2 * p - k) // s + 1
     cols = (w + 2 * p - k) // s + 1
     return rows, cols, rows * cols
@@ -60,7 +63,6 @@ def soft_split_boxes(h: int, w: int, k: int, s: int, p: int) -> list[tuple[int, 
         (h + 2p) x (w + 2p) image; patch n covers rows top .. top + k - 1 and columns
         left .. left + k - 1.
     """
-    h, w, k, s, p = _args.soft_split_tokens(h, w, k, s, p)
     rows, cols, _ = count_tokens(h, w, k, s, p)
     return [(r * s, c * s) for r in range(rows) for c in range(cols)]
 
@@ -88,9 +90,8 @@ def overlap_count(
     Returns:
         Float tensor of shape (h, w).
     """
-    h, w, k, s, p, num_patches = _args.overlap_count(h, w, k, s, p, num_patches)
     rows, cols, n = count_tokens(h, w, k, s, p)
-    if num_patches >= n:  # every patch: the count separates
+    if num_patches is None or num_patches >= n:  # every patch: the count separates
         return torch.outer(_side_count(h, rows, k, s, p), _side_count(w, cols, k, s, p))
     ones = torch.ones(1, k * k, n)  # (1, k*k, N): one channel, N patches of ones
     ones[..., num_patches:] = 0  # count only the first num_patches
@@ -123,7 +124,8 @@ def fold_tokens(tokens: torch.Tensor, h: int, w: int, k: int, s: int, p: int) ->
     Returns:
         Images of shape (B, C, h, w).
     """
-    tokens, h, w, k, s, p = _args.fold_tokens(tokens, h, w, k, s, p)
-    counts = overlap_count(h, w, k, s, p).to(tokens.dtype)  # (h, w), every count > 0 (checked)
+    counts = overlap_count(h, w, k, s, p).to(tokens.dtype)  # (h, w)
+    if not counts.all():
+        raise ValueError(f"{int((counts == 0).sum())} pixels lie in no patch (k={k}, s={s}, p={p})")
     summed = nn.Fold((h, w), k, stride=s, padding=p)(tokens.transpose(1, 2))  # (B, C, h, w)
     return summed / counts

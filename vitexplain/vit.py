@@ -9,7 +9,6 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from . import _args
 from .attention import Attention
 from .patches import PatchEmbed
 from .position import sinusoid_encoding
@@ -34,10 +33,11 @@ class Mlp(nn.Module):
         self, in_features: int, hidden_features: int | None = None, out_features: int | None = None
     ) -> None:
         super().__init__()
-        in_features, hidden, out = _args.mlp(in_features, hidden_features, out_features)
-        self.fc1 = nn.Linear(in_features, hidden)
+        hidden_features = in_features if hidden_features is None else hidden_features
+        out_features = in_features if out_features is None else out_features
+        self.fc1 = nn.Linear(in_features, hidden_features)
         self.act = nn.GELU()
-        self.fc2 = nn.Linear(hidden, out)
+        self.fc2 = nn.Linear(hidden_features, out_features)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Args:
@@ -46,7 +46,6 @@ class Mlp(nn.Module):
         Returns:
             Tensor of shape (..., out_features).
         """
-        x = _args.features(self, x, self.fc1.in_features, "in_features")
         return self.fc2(self.act(self.fc1(x)))
 
 
@@ -73,7 +72,7 @@ class Block(nn.Module):
         qk_scale: float | None = None,
     ) -> None:
         super().__init__()
-        dim, hidden = _args.block(dim, mlp_ratio)
+        hidden = int(dim * mlp_ratio)  # the MLP's hidden length
         self.norm1 = nn.LayerNorm(dim)
         self.attn = Attention(dim, num_heads=num_heads, qkv_bias=qkv_bias, qk_scale=qk_scale)
         self.norm2 = nn.LayerNorm(dim)
@@ -86,10 +85,31 @@ class Block(nn.Module):
         Returns:
             Tokens of shape (B, N, D).
         """
-        x = _args.tokens(self, x, self.norm1.normalized_shape[0])
         x = x + self.attn(self.norm1(x))  # (B, N, D)
         x = x + self.mlp(self.norm2(x))  # (B, N, D)
         return x
+
+
+#: The position embeddings the backbone can add (``pos_embed=``).
+POS_EMBED_KINDS = ("sincos", "learned", "none")
+
+
+def check_backbone(
+    num_classes: int, embed_dim: int, depth: int, mlp_ratio: float, pos_embed: str
+) -> None:
+    """Refuse a ViT's or T2TViT's sizes with a message that names the argument, before any
+    weight is built."""
+    for name, value, least in (("num_classes", num_classes, 1), ("embed_dim", embed_dim, 1)):
+        if not isinstance(value, int) or value < least:
+            raise ValueError(f"{name} must be an int of at least {least}, got {value!r}")
+    if not isinstance(depth, int) or depth < 0:
+        raise ValueError(f"depth must be an int of at least 0, got {depth!r}")
+    if not int(embed_dim * mlp_ratio) >= 1:
+        raise ValueError(
+            f"mlp_ratio={mlp_ratio} gives an MLP of no hidden unit for dim={embed_dim}"
+        )
+    if pos_embed not in POS_EMBED_KINDS:
+        raise ValueError(f"pos_embed must be one of {POS_EMBED_KINDS}, got {pos_embed!r}")
 
 
 def init_weights(module: nn.Module) -> None:
@@ -247,9 +267,7 @@ class ViT(TransformerBackbone):
         qk_scale: float | None = None,
         pos_embed: str = "sincos",
     ) -> None:
-        num_classes, embed_dim, depth = _args.backbone(
-            num_classes, embed_dim, depth, mlp_ratio, pos_embed
-        )
+        check_backbone(num_classes, embed_dim, depth, mlp_ratio, pos_embed)
         super().__init__(
             PatchEmbed(img_size, patch_size, in_chans, embed_dim),
             "patch_embed",

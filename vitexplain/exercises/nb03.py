@@ -7,8 +7,7 @@ from functools import cache
 
 import torch
 
-import vitexplain as vx  # as the notebooks import it: the solutions paste there
-
+from .. import position as vx  # the solutions call vx.sinusoid_encoding, as the notebooks do
 from ..position import (
     clock_frequencies,
     clock_periods,
