@@ -1,4 +1,4 @@
-"""Notebook 08's live ViT on the site (docs/_js/vit.js, docs/_ext/vx_vit.py), in Debian's Chromium.
+"""Notebook 08's live ViT on the site (docs/_js/vit*.js, docs/_ext/vx_vit.py), in Debian's Chromium.
 
 The page of `make html` is opened from its file with every request that is not a local file
 blocked and recorded. The JavaScript forward pass is compared with the package's ViT (torch, in
@@ -464,7 +464,9 @@ def test_the_live_vit_adds_at_most_2_mb_to_the_page():
     text = PAGE.read_text(encoding="utf-8")
     start = text.index('<div class="vx-vit" id="vx-vit"')
     end = text.index("</script>", text.index('<script type="application/json" id="vx-vit-data">'))
-    end = text.index("</script>", end + 1) + len("</script>")  # vit.js follows the data
+    end = text.index("</script>", end + 1) + len(
+        "</script>"
+    )  # vit*.js (one script) follows the data
     added = len(text[start:end].encode()) + (SITE / "_static" / "vx-vit.css").stat().st_size
     print(f"\nadded to notebook 08's page: {added / 1024:.0f} KB (weights and pictures included)")
     assert added <= PAGE_BUDGET
