@@ -1,4 +1,4 @@
-"""Export notebook 08's ViT and its 397 test pictures for the site's live ViT (``docs/_js/vit.js``).
+"""Export notebook 08's ViT and its 397 test pictures for the site's live ViT (docs/_js/vit*.js).
 
 The site is built without torch, so ``make figures`` and ``make weights`` run this script: it
 writes ``docs/_data/digits_vit.json`` with
@@ -38,6 +38,13 @@ def export() -> str:
     """The JSON text of the export (what ``OUTPUT`` must hold)."""
     path = WEIGHTS_DIR / f"digits_vit_{POS_EMBED}.pt"
     state = torch.load(path, weights_only=True)
+    # the page's occlusion runs compute the last block's class token without a key and a value
+    # per token (classTokenBlock in docs/_js/vit-questions.js), which holds only without a bias
+    biased = [name for name in state if name.endswith(".attn.qkv.bias")]
+    if biased:
+        raise ValueError(
+            f"the site's live ViT assumes qkv_bias=False, but the model has {biased[0]}"
+        )
     params = {}
     for name, tensor in state.items():
         values = tensor.detach().to(torch.float32).contiguous().numpy().astype("<f4")

@@ -4,6 +4,7 @@ import importlib.util
 import json
 from pathlib import Path
 
+import pytest
 import torch
 
 import vitexplain as vx
@@ -42,3 +43,19 @@ def test_export_holds_the_exact_weights_pictures_and_labels():
     levels = torch.tensor([int(c, 17) for c in data["test_images"]], dtype=torch.float32)
     assert torch.equal(levels.view(397, 1, 8, 8) / 16, test_images)
     assert [int(c) for c in data["test_labels"]] == test_labels.tolist()
+
+
+def test_export_refuses_a_model_with_a_qkv_bias(monkeypatch):
+    """The page's occlusion runs take the last block's class token without a key and a value per
+    token (docs/_js/vit-questions.js), which holds only for qkv_bias=False."""
+    script = _script()
+    load = torch.load
+
+    def biased(*args, **kwargs):
+        state = load(*args, **kwargs)
+        state["blocks.1.attn.qkv.bias"] = torch.zeros(3 * vx.DIGITS_VIT_CONFIG["embed_dim"])
+        return state
+
+    monkeypatch.setattr(script.torch, "load", biased)
+    with pytest.raises(ValueError, match=r"assumes qkv_bias=False.*blocks\.1\.attn\.qkv\.bias"):
+        script.export()

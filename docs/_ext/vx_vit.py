@@ -3,10 +3,13 @@
 Notebook 08 holds a Markdown cell with the line ``<!-- vx-live-vit ... -->`` (an HTML comment:
 nothing in JupyterLab). On the site this extension puts there the widget's markup, the exported
 weights and test pictures (``docs/_data/digits_vit.json``, written by
-``scripts/export_site_vit.py``) as a JSON block, and ``docs/_js/vit.js``, all inline: the page is
-opened from ``file://``, where a browser refuses ``fetch`` and module scripts. Its style is
-``_static/vx-vit.css``. The script starts its Web Worker from its own text (a ``blob:`` URL, made
-in memory), so the worker needs no file either.
+``scripts/export_site_vit.py``) as a JSON block, and the live model's JavaScript, all inline: the
+page is opened from ``file://``, where a browser refuses ``fetch`` and module scripts. The
+JavaScript is five files by concern (``docs/_js/vit*.js``, in ``SCRIPTS`` order: the speed, the
+model (``vit.js``), the questions, the worker, the page), written into one classic script as
+the body of one function, so that they share their names without modules. Its style is
+``_static/vx-vit.css``. The script starts its Web Worker from its own text (a ``blob:`` URL,
+made in memory), so the worker needs no file either.
 """
 
 from __future__ import annotations
@@ -20,7 +23,12 @@ from sphinx.errors import ExtensionError
 
 DOCS = Path(__file__).resolve().parents[1]
 DATA = DOCS / "_data" / "digits_vit.json"
-SCRIPT = DOCS / "_js" / "vit.js"
+# in this order: each uses what the ones before it define, and vit-worker.js ends the worker's
+# run (a Web Worker made from this same script) before vit-page.js
+SCRIPTS = [
+    DOCS / "_js" / name
+    for name in ("vit-fast.js", "vit.js", "vit-questions.js", "vit-worker.js", "vit-page.js")
+]
 PAGE = "notebooks/08_vit_on_digits"
 MARKER = re.compile(r"<!-- vx-live-vit\b.*?-->")
 
@@ -33,7 +41,7 @@ def _canvas(vx: str, size: int, label: str) -> str:
 
 
 def widget_html(num_classes: int, depth: int, heads: int, grid: int) -> str:
-    """The widget's markup; vit.js fills it in and shows it (without JavaScript it stays hidden)."""
+    """The widget's markup; vit-page.js fills it in and shows it (hidden without JavaScript)."""
     patches = "".join(
         f'<option value="{1 + i}">patch at row {i // grid + 1}, column {i % grid + 1}</option>'
         for i in range(grid * grid)
@@ -63,8 +71,8 @@ def widget_html(num_classes: int, depth: int, heads: int, grid: int) -> str:
 <h3 id="vx-vit-title">The live model</h3>
 <p>Everything below is computed in your browser, at once, from the shipped weights
 (<code>digits_vit_learned.pt</code>, the model of this notebook) by the JavaScript of
-<code>docs/_js/vit.js</code> (its matrix products in a small WebAssembly kernel written out in
-it): nothing is sent anywhere. Draw a digit or pick a test picture.</p>
+<code>docs/_js/vit.js</code> (its matrix products in a small WebAssembly kernel, in
+<code>vit-fast.js</code>): nothing is sent anywhere. Draw a digit or pick a test picture.</p>
 <div class="vx-vit-input">
 <div class="vx-vit-drawing">
 <canvas data-vx="draw" class="vx-vit-draw" width="192" height="192" tabindex="0"
@@ -132,9 +140,13 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict, d
     grid = config["img_size"][0] // config["patch_size"]
     markup = widget_html(config["num_classes"], config["depth"], config["num_heads"], grid)
     payload = DATA.read_text(encoding="utf-8").strip().replace("</", "<\\/")
-    script = SCRIPT.read_text(encoding="utf-8")
-    if "</script" in script:
-        raise ExtensionError(f"{SCRIPT} must not contain '</script'")
+    parts = []
+    for path in SCRIPTS:
+        part = path.read_text(encoding="utf-8")
+        if "</script" in part:
+            raise ExtensionError(f"{path} must not contain '</script'")
+        parts.append(f"  // --- {path.name} ---\n{part}")
+    script = '(function () {\n  "use strict";\n' + "\n".join(parts) + "})();\n"
     inline = (
         f'{markup}<script type="application/json" id="vx-vit-data">{payload}</script>\n'
         f"<script>\n{script}</script>\n"
