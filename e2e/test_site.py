@@ -11,11 +11,13 @@ opened from its file with every request that is not a local file blocked and rec
 * axe-core reports no violation (all its rules), in light and in dark mode;
 * offline search, the in-page contents list, the skip link, the download link to each .ipynb
   with the "run it yourself" note, the footer (licence, how to cite, version);
-* no sideways scroll at 390 px (a wide formula or table scrolls in its own box, which a keyboard
-  can reach); printing wraps code instead of cutting it;
+* printing wraps code instead of cutting it (no sideways scroll at 390 px: test_site_reader.py's
+  walk over every page at a phone's width);
 * the build itself: from the stored outputs (their text is on the page), in at most 20 s.
 
-These tests use a browser page of their own (the `page` fixture below), not JupyterLab's.
+Each page is opened once per colour mode; every check of a page runs on that loaded DOM (axe is
+what costs: a notebook page takes it seconds). These tests use a browser page of their own (the
+`page` fixture below), not JupyterLab's.
 """
 
 from __future__ import annotations
@@ -136,12 +138,14 @@ def test_page_reads_offline_with_no_axe_violation(
         assert page.evaluate("document.documentElement.dataset.theme") == mode
         assert attempted == [], f"{site_page} tried to reach {attempted[:5]}"
         assert errors == [], f"JavaScript errors on {site_page}: {errors}"
-        _check_content(page, site_page)
         if site_page in NOTEBOOK_PAGES:
             _check_captions_contrast(page, site_page, mode)
         violations = _axe_violations(page)
         assert violations == [], f"axe on {site_page} ({mode}):\n" + "\n".join(violations)
-        if mode == "light":  # what does not depend on the colours: checked once, in light mode
+        # The markup is the same in both modes (only colours change; no page has the theme's
+        # .only-light/.only-dark parts): what does not depend on colour is checked in light mode.
+        if mode == "light":
+            _check_content(page, site_page)
             _check_footer(page, site_page)
             if site_page in NOTEBOOK_PAGES:
                 for check in NOTEBOOK_PAGE_CHECKS:  # the last ones open details, then print

@@ -8,7 +8,8 @@ opened from build/html/ with every request beyond the machine blocked.
   equal, every one.
 * The forms: keyboard only (Tab to the input, type, Enter; the Check button by Space), the
   verdict in a live region; a worked solution for all 35 exercises in a <details> that opens
-  without JavaScript; no request; axe 0 in light and dark; no sideways scroll at 390 px.
+  without JavaScript; no request; axe 0 in light and dark (no sideways scroll at 390 px:
+  test_site_reader.py).
 """
 
 from __future__ import annotations

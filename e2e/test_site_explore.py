@@ -11,7 +11,8 @@ docs/_js/explore.js. Checked here against the package and the stored manifests:
   allow (token counts and the overlap of every soft split, refusals with the package's message;
   clock pairs, periods and table values);
 * zero requests beyond the page's files, no JavaScript error, axe 0 in light and dark, no
-  sideways scroll at 390 px, and the starting figure with its caption without JavaScript.
+  sideways scroll at 390 px (test_site_reader.py), and the starting figure with its caption
+  without JavaScript.
 """
 
 from __future__ import annotations

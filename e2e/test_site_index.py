@@ -3,9 +3,9 @@
 Checked against the notebooks themselves, not against the extension: every notebook in order,
 linked to its page, with the time its "Before you start" cell states, the earlier notebooks it
 names as needed and its first learning objective; the time of the whole series as the sum of the
-notebooks' times; the shortest path to the last notebook as the closure of what it needs; and no
-sideways scroll at 390 px. (axe, offline, links and the 390 px check of every page are in
-test_site.py.)
+notebooks' times; and the shortest path to the last notebook as the closure of what it needs.
+(axe, offline and links are in test_site.py, the 390 px check of every page in
+test_site_reader.py.)
 """
 
 from __future__ import annotations
