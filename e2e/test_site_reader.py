@@ -3,6 +3,9 @@ running, and the things that annoyed a reader are gone. Opened from file:// offl
 test_site.py (whose helpers and `page` fixture this file uses).
 
 * the sidebar toggles work at 1280, 768 and 390 px, by mouse and by Enter, with a visible focus;
+* at a phone's 390 px, one walk over every page (each opened once) checks all that the phone
+  promises: no sideways scroll, wide formulas that say they scroll, readable figure text, full-size
+  figures, and the reading path, the Explore sections and the exercises within the width.
 """
 
 from __future__ import annotations
