@@ -1,20 +1,18 @@
 """A reader's path through JupyterLab, in a real browser (Debian's Chromium via Playwright).
 
 The Lab serves a working copy of notebooks/ as `make lab` does, with autosave on (conftest.py).
+Here, without running anything (the stored outputs render without a kernel's help):
 
 * every notebook opens untrusted (as from a fresh clone) and shows its stored figures (as many
-  <img> as stored figures), each with its alt text (axe-core on the notebook panel: no
-  `image-alt` violation) and, for the HTML <figure> of vx.display_figure, its caption; no error
-  output except the intentional ones of `raises-exception` cells; notebook 05 shows the GIF;
+  <img> as stored figures), each with its alt text (axe-core's `image-alt` rule on the notebook
+  panel) and, for the HTML <figure> of vx.display_figure, its caption; no error output except
+  the intentional ones of `raises-exception` cells; notebook 05 shows the GIF;
 * notebook 01 opens with no notification pop-up over it; a screenshot goes to lab_01.png in
-  $VITEXPLAIN_FIGURES_DIR (`make e2e` sets it to a temporary folder), else figures/;
-* in every notebook with an Explore section: Run All in the venv's python3 kernel, then, by
-  keyboard alone, Tab to each control and press an arrow key: the value changes, the figure is
-  redrawn (with alt text and caption), the focus stays in the control and the notebook's cell
-  selection does not move; then Ctrl+S, and autosave: the working copy is written, and
-  `git status --porcelain --untracked-files=all` is what it was before.
+  $VITEXPLAIN_FIGURES_DIR (`make e2e` sets it to a temporary folder), else figures/.
 
-The Lab runs with windowingMode "none" (see conftest.py), so every cell is in the DOM.
+The Explore sections, which need a live kernel, are run once each in test_lab_explore.py (with
+these helpers). The Lab runs with windowingMode "none" (see conftest.py), so every cell is in
+the DOM.
 """
 
 from __future__ import annotations
@@ -27,7 +25,6 @@ import subprocess
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Error as PlaywrightError
@@ -47,7 +44,6 @@ TRACEBACK_JS = r"/Traceback \(most recent call last\)|^\s*\w*(Error|Exception)\b
 RENDER_TIMEOUT = 60_000  # ms: a notebook's page and its stored outputs
 RUN_ALL_TIMEOUT = 180_000  # ms: Run All of notebook 03 in a live kernel (~25 s on a busy machine)
 NO_POPUP_WINDOW = 5.0  # s after the notebook has rendered in which no pop-up may appear
-AUTOSAVE_WAIT_MS = 6_000  # one autosave interval of the test's Lab (conftest.py), and a bit
 
 CELL = ".jp-NotebookPanel .jp-Notebook .jp-Cell"
 OUTPUT_IMG = ".jp-OutputArea-output img"
@@ -172,9 +168,10 @@ def git_status() -> str:
 
 
 def image_alt_violations(page: Page) -> list[str]:
-    """axe-core's `image-alt` violations on the notebook panel (every rule runs; the others are
-    JupyterLab's own and are not this test's business)."""
-    results = Axe().run(page, context=".jp-NotebookPanel")
+    """axe-core's `image-alt` violations on the notebook panel (that rule alone: the others
+    judge JupyterLab's own markup, which is not this test's business)."""
+    only = {"runOnly": {"type": "rule", "values": ["image-alt"]}, "resultTypes": ["violations"]}
+    results = Axe().run(page, context=".jp-NotebookPanel", options=only)
     return [
         node["html"][:200]
         for violation in results.response["violations"]
@@ -218,7 +215,7 @@ def test_notebook_shows_its_stored_outputs(page: Page, lab, path: Path):
 
     # Untrusted (the Lab's trust database is empty): JupyterLab sanitizes the stored HTML, and
     # the <figure>s must come through it with their inline images, alt texts and captions.
-    open_notebook(page, lab, path, nb)
+    rendered = open_notebook(page, lab, path, nb)
 
     # Errors on the page: exactly the stored ones of raises-exception cells, none elsewhere.
     shown = errors_per_cell(page)
@@ -241,18 +238,17 @@ def test_notebook_shows_its_stored_outputs(page: Page, lab, path: Path):
     assert not image_alt_violations(page), f"{path.name}: axe-core image-alt violations"
     captions = page.locator(".jp-NotebookPanel .jp-OutputArea-output figure figcaption")
     expect(captions).to_have_text([html.unescape(c) for c in stored_captions(nb)])
+    if path == NOTEBOOK_PATHS[0]:
+        screenshot_and_no_popup(page, rendered)
 
     assert git_status() == status_before, (status_before, git_status())
 
 
-def test_notebook_01_opens_without_popups(page: Page, lab):
+def screenshot_and_no_popup(page: Page, rendered: float) -> None:
     """What a reader sees on opening notebook 01: the figures, no toast or dialog over them (the
-    news and update checks are off in the overrides `make setup` writes). Saves the screenshot."""
-    path = NOTEBOOK_PATHS[0]
-    nb = load(path)
-    rendered = open_notebook(page, lab, path, nb)
+    news and update checks are off in the overrides `make setup` writes). Saves the screenshot
+    lab_01.png."""
     wait_for_kernel_idle(page, RENDER_TIMEOUT)
-
     # Collapse the file browser: its "Modified: 3m ago" column would change the screenshot's
     # bytes on every run (and dirty the committed figures/lab_01.png).
     open_tab = page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current")
@@ -318,102 +314,3 @@ def tab_to_next_slider(page: Page, index: int, max_presses: int = 60) -> int:
         if now["role"] == "slider" and now["cell"] == index:
             return presses
     raise AssertionError(f"{max_presses} Tab presses never reached a slider of cell {index}")
-
-
-@pytest.mark.parametrize(
-    "path", NOTEBOOKS_WITH_EXPLORE, ids=[p.stem for p in NOTEBOOKS_WITH_EXPLORE]
-)
-def test_explore_by_keyboard_then_save_changes_no_tracked_file(page: Page, lab, path: Path):
-    """Run All in the live Lab (the venv's python3 kernel); then, keyboard only, reach every
-    control of the Explore section with Tab and move it with an arrow key: the value changes,
-    the figure is redrawn with its alt text and caption, the focus stays on the control and the
-    cell selection stays on the Explore cell. Ctrl+S (and autosave) write the working copy and
-    leave `git status` as it was."""
-    nb = load(path)
-    explore = [i for i, c in enumerate(nb["cells"]) if "explore" in tags(c)]
-    assert len(explore) == 1, f"{path.name}: expected one cell tagged explore, found {explore}"
-    index = explore[0]
-    cell_json = nb["cells"][index]
-    assert "nbval-ignore-output" in tags(cell_json), tags(cell_json)
-    assert ".widget()" in source(cell_json), "the Explore cell should show explore.widget()"
-    assert not cell_json.get("outputs"), "the Explore cell's stored output should be stripped"
-
-    status_before = git_status()
-    copy = lab.notebooks / path.name
-    assert copy.read_bytes() == path.read_bytes()
-    open_notebook(page, lab, path, nb)
-    wait_for_kernel_idle(page, RENDER_TIMEOUT)
-    page.get_by_role("menuitem", name="Run", exact=True).click()
-    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
-
-    cell = page.locator(CELL).nth(index)
-    figure = cell.locator("figure img").last
-    caption = cell.locator("figure figcaption").last
-    try:
-        expect(figure).to_have_attribute(
-            "src", re.compile(r"^data:image/png"), timeout=RUN_ALL_TIMEOUT
-        )
-    except AssertionError:
-        errors = {i: t for i, t in enumerate(errors_per_cell(page)) if t}
-        prompts = page.locator(".jp-NotebookPanel .jp-InputPrompt").all_inner_texts()
-        raise AssertionError(
-            f"the Explore cell (cell {index}) drew no figure after Run All; "
-            f"errors: {errors}; prompts: {prompts}"
-        ) from None
-    wait_for_kernel_idle(page, RUN_ALL_TIMEOUT)
-    errors = unintended_errors(page, nb)
-    assert not errors, f"Run All of {path.name} showed errors: {errors}"
-
-    # The kernel is the venv's python3 (started by the server from sys.executable).
-    kernels = [
-        p.cmdline()
-        for p in psutil.Process(lab.process.pid).children(recursive=True)
-        if "ipykernel_launcher" in " ".join(p.cmdline())
-    ]
-    assert kernels, "no kernel process found under JupyterLab"
-    venv_bin = ROOT / ".venv" / "bin"
-    assert all(Path(k[0]).parent == venv_bin for k in kernels), (kernels, venv_bin)
-
-    # Keyboard only from here. Command mode, then the cell selection onto the Explore cell.
-    page.keyboard.press("Escape")
-    for _ in range(len(nb["cells"])):
-        now = active_cell(page)
-        if now == index:
-            break
-        page.keyboard.press("ArrowDown" if now < index else "ArrowUp")
-    assert active_cell(page) == index
-    sliders = cell.locator('input[type="range"]')
-    count = sliders.count()
-    assert count >= 1, f"{path.name}: the Explore cell shows no slider"
-    for control in range(count):
-        tab_to_next_slider(page, index)
-        before = focused(page)
-        src_before = figure.get_attribute("src")
-        alt_before, caption_before = figure.get_attribute("alt"), caption.inner_text()
-        key = "ArrowLeft" if before["now"] == before["max"] else "ArrowRight"
-        page.keyboard.press(key)
-        expect(figure, f"control {control}: {key} did not redraw").not_to_have_attribute(
-            "src", src_before, timeout=RUN_ALL_TIMEOUT
-        )
-        after = focused(page)
-        assert after["role"] == "slider" and after["cell"] == index, (control, after)
-        assert after["now"] != before["now"], f"control {control}: {key} changed no value"
-        assert active_cell(page) == index, f"control {control}: {key} moved the cell selection"
-        alt_after = figure.get_attribute("alt")
-        assert len(alt_after.split()) >= 4 and alt_after != alt_before, (alt_before, alt_after)
-        assert caption.inner_text() != caption_before, "the caption names no new value"
-    wait_for_kernel_idle(page, RUN_ALL_TIMEOUT)
-    errors = unintended_errors(page, nb)
-    assert not errors, f"moving the controls showed errors: {errors}"
-    assert not images_without_alt(page), f"{path.name}: images without alt text after Run All"
-    assert not image_alt_violations(page), f"{path.name}: axe-core image-alt after Run All"
-
-    # Save with the keyboard (autosave is on too): the working copy is written, no tracked file.
-    with page.expect_request(
-        lambda r: r.method == "PUT" and r.url.split("?")[0].endswith(f"/api/contents/{path.name}")
-    ):
-        page.keyboard.press("Control+s")
-    page.wait_for_timeout(AUTOSAVE_WAIT_MS)  # let an autosave happen as well
-    assert any(w.endswith(path.name) for w in page.writes), page.writes
-    assert copy.read_bytes() != path.read_bytes(), "the working copy was not saved"
-    assert git_status() == status_before, (status_before, git_status())

@@ -1,18 +1,22 @@
-"""The Explore sections in JupyterLab, as a screen reader meets them: Chromium's own accessibility
-tree (the DevTools protocol's Accessibility domain), not only axe.
-
-After Run All (the venv's kernel) in each notebook with an Explore section:
+"""The Explore sections in JupyterLab (notebooks 01, 03, 05), as a reader with a keyboard and a
+screen-reader user meet them: each notebook is run once (Run All in the venv's python3 kernel,
+no `VITEXPLAIN_FIGURES_DIR`: no error may show), then
 
 * every control is a slider whose accessible name is its visible label and whose value is what
-  the reader sees: a number's slider runs over the numbers themselves (stride 10 is 10), a list's
-  over its positions with the label in ``aria-valuetext`` (patch size 20 reads "20", base 10^4
-  "10^4"; Chromium's protocol does not report aria-valuetext, so that attribute is read from the
-  DOM);
-* the section has no Tab stop without a name (no readout box beside a slider);
-* an arrow key redraws the figure and a polite live region announces the new caption;
-* saved, the kernel shut down and the notebook opened again, the section shows the last figure
-  with its alt text and caption, not "Error displaying widget: model not found" (the widget state
-  is saved with the notebook: `make setup` sets JupyterLab's saveState).
+  the reader sees, in Chromium's own accessibility tree (the DevTools protocol's Accessibility
+  domain), not only axe: a number's slider runs over the numbers themselves (stride 10 is 10), a
+  list's over its positions with the label in ``aria-valuetext`` (patch size 20 reads "20", base
+  10^4 "10^4"; Chromium's protocol does not report aria-valuetext, so that attribute is read from
+  the DOM); the section has no Tab stop without a name (no readout box beside a slider);
+* by keyboard alone, Tab reaches each control and an arrow key moves it: the value changes, the
+  figure is redrawn with the package's alt text and caption (explore.texts), a polite live
+  region announces the caption, the focus stays in the control and the notebook's cell selection
+  does not move; every figure keeps its alt text (axe-core's `image-alt`);
+* autosave and Ctrl+S write the working copy, and `git status --porcelain
+  --untracked-files=all` is what it was before;
+* the kernel shut down and the notebook opened again, the section shows the last figure with its
+  alt text and caption, not "Error displaying widget: model not found" (the widget state is saved
+  with the notebook: `make setup` sets JupyterLab's saveState).
 """
 
 from __future__ import annotations
@@ -20,27 +24,40 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import psutil
 import pytest
+from conftest import AUTOSAVE_INTERVAL
 from playwright.sync_api import Page, expect
 from test_lab import (
     CELL,
     NOTEBOOKS_WITH_EXPLORE,
     RENDER_TIMEOUT,
     RUN_ALL_TIMEOUT,
+    active_cell,
+    errors_per_cell,
+    focused,
+    git_status,
+    image_alt_violations,
+    images_without_alt,
     load,
     open_notebook,
+    source,
+    tab_to_next_slider,
     tags,
+    unintended_errors,
     wait_for_kernel_idle,
 )
 
 import vitexplain as vx
 
+ROOT = Path(__file__).resolve().parents[1]
 SECTIONS = {
     "01_patch_tokenization": lambda: vx.tokenization_explore(vx.load_mountains()),
     "03_sinusoidal_pe_clocks": vx.clock_explore,
     "05_t2t_soft_split": lambda: vx.softsplit_explore(vx.load_mountains()),
 }
 WIDGET = ".vx-explore-widget"
+AUTOSAVE_TIMEOUT = (AUTOSAVE_INTERVAL + 25) * 1000  # ms: one interval, and a busy machine
 
 
 def ax_node(cdp, selector: str, index: int) -> dict:
@@ -67,26 +84,61 @@ def ax_text(node: dict, field: str) -> str:
 @pytest.mark.parametrize(
     "path", NOTEBOOKS_WITH_EXPLORE, ids=[p.stem for p in NOTEBOOKS_WITH_EXPLORE]
 )
-def test_explore_in_lab_is_named_valued_announced_and_survives_reopening(
+def test_explore_in_lab_by_keyboard_and_screen_reader_then_saved_and_reopened(
     page: Page, lab, path: Path
 ):
     explore = SECTIONS[path.stem]()
     names = list(explore.controls)
     nb = load(path)
-    index = next(i for i, c in enumerate(nb["cells"]) if "explore" in tags(c))
+    cells = [i for i, c in enumerate(nb["cells"]) if "explore" in tags(c)]
+    assert len(cells) == 1, f"{path.name}: expected one cell tagged explore, found {cells}"
+    index = cells[0]
+    cell_json = nb["cells"][index]
+    assert "nbval-ignore-output" in tags(cell_json), tags(cell_json)
+    assert ".widget()" in source(cell_json), "the Explore cell should show explore.widget()"
+    assert not cell_json.get("outputs"), "the Explore cell's stored output should be stripped"
+
+    status_before = git_status()
+    copy = lab.notebooks / path.name
+    assert copy.read_bytes() == path.read_bytes()
+
+    # Run All, once, in the live Lab.
     open_notebook(page, lab, path, nb)
     wait_for_kernel_idle(page, RENDER_TIMEOUT)
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
     cell = page.locator(CELL).nth(index)
     figure = cell.locator("figure img").last
-    expect(figure).to_have_attribute("src", re.compile(r"^data:image/png"), timeout=RUN_ALL_TIMEOUT)
+    caption = cell.locator("figure figcaption").last
+    try:
+        expect(figure).to_have_attribute(
+            "src", re.compile(r"^data:image/png"), timeout=RUN_ALL_TIMEOUT
+        )
+    except AssertionError:
+        errors = {i: t for i, t in enumerate(errors_per_cell(page)) if t}
+        prompts = page.locator(".jp-NotebookPanel .jp-InputPrompt").all_inner_texts()
+        raise AssertionError(
+            f"the Explore cell (cell {index}) drew no figure after Run All; "
+            f"errors: {errors}; prompts: {prompts}"
+        ) from None
     wait_for_kernel_idle(page, RUN_ALL_TIMEOUT)
+    errors = unintended_errors(page, nb)
+    assert not errors, f"Run All of {path.name} showed errors: {errors}"
+
+    # The kernel is the venv's python3 (started by the server from sys.executable).
+    kernels = [
+        p.cmdline()
+        for p in psutil.Process(lab.process.pid).children(recursive=True)
+        if "ipykernel_launcher" in " ".join(p.cmdline())
+    ]
+    assert kernels, "no kernel process found under JupyterLab"
+    venv_bin = ROOT / ".venv" / "bin"
+    assert all(Path(k[0]).parent == venv_bin for k in kernels), (kernels, venv_bin)
+
+    # Each control: a slider named by its label, valued as the reader sees it.
     cdp = page.context.new_cdp_session(page)
     cdp.send("DOM.enable")
     cdp.send("Accessibility.enable")
-
-    # Each control: a slider named by its label, valued as the reader sees it.
     sliders = cell.locator(f"{WIDGET} input")
     assert sliders.count() == len(names)
     for c, name in enumerate(names):
@@ -101,52 +153,79 @@ def test_explore_in_lab_is_named_valued_announced_and_survives_reopening(
             # Accessibility domain does not report (its valuetext is the value's text)
             assert ax_text(node, "value") == explore.values(name).index(spec.value), node
             assert sliders.nth(c).get_attribute("aria-valuetext") == start
-
     # ipywidgets wrote title="null" on its labels; these have no title at all.
     assert cell.locator(f"{WIDGET} [title]").count() == 0
-
-    # No Tab stop without a name in the section.
+    # No Tab stop without a name in the section: the sliders are all of them.
     focusable = cell.locator(
         f"{WIDGET} input, {WIDGET} button, {WIDGET} select, {WIDGET} textarea, "
         f"{WIDGET} [tabindex]:not([tabindex='-1'])"
     )
     assert focusable.count() == len(names)
-    for c in range(focusable.count()):
-        assert ax_text(ax_node(cdp, f"{WIDGET} input", c), "name"), c
 
-    # An arrow key on the last control: the figure is redrawn, the caption announced politely.
-    last = names[-1]
-    caption_before = cell.locator("figure figcaption").last.inner_text()
-    sliders.nth(len(names) - 1).focus()
-    page.keyboard.press("ArrowLeft")
-    expect(cell.locator("figure figcaption").last).not_to_have_text(
-        caption_before, timeout=RUN_ALL_TIMEOUT
-    )
+    # Keyboard only from here. Command mode, then the cell selection onto the Explore cell.
+    page.keyboard.press("Escape")
+    for _ in range(len(nb["cells"])):
+        now = active_cell(page)
+        if now == index:
+            break
+        page.keyboard.press("ArrowDown" if now < index else "ArrowUp")
+    assert active_cell(page) == index
     values = {n: explore.controls[n].value for n in names}
-    position = explore.values(last).index(values[last])
-    values[last] = explore.values(last)[max(position - 1, 0)]
-    alt, caption = explore.texts(**values)
-    assert figure.get_attribute("alt") == alt
     status = cell.locator(".vx-explore-status[role='status']")
-    expect(status).to_have_text(caption, timeout=RUN_ALL_TIMEOUT)
-    live = ax_node(cdp, ".vx-explore-status", 0)
-    assert ax_property(live, "live") == "polite", live
+    for control, name in enumerate(names):
+        tab_to_next_slider(page, index)
+        before = focused(page)
+        src_before = figure.get_attribute("src")
+        key = "ArrowLeft" if before["now"] == before["max"] else "ArrowRight"
+        page.keyboard.press(key)
+        expect(figure, f"control {control}: {key} did not redraw").not_to_have_attribute(
+            "src", src_before, timeout=RUN_ALL_TIMEOUT
+        )
+        after = focused(page)
+        assert after["role"] == "slider" and after["cell"] == index, (control, after)
+        assert after["now"] != before["now"], f"control {control}: {key} changed no value"
+        assert active_cell(page) == index, f"control {control}: {key} moved the cell selection"
+        # The figure's alt text and caption, and the announcement, are the package's own.
+        choices = explore.values(name)
+        position = choices.index(values[name]) + (1 if key == "ArrowRight" else -1)
+        values[name] = choices[position]
+        alt, text = explore.texts(**values)
+        expect(caption).to_have_text(text, timeout=RUN_ALL_TIMEOUT)
+        assert figure.get_attribute("alt") == alt, (control, values)
+        expect(status).to_have_text(text, timeout=RUN_ALL_TIMEOUT)
+    assert ax_property(ax_node(cdp, ".vx-explore-status", 0), "live") == "polite"
     assert ax_text(ax_node(cdp, f"{WIDGET} input", len(names) - 1), "name") == (
-        explore.controls[last].description
+        explore.controls[names[-1]].description
     )
+    wait_for_kernel_idle(page, RUN_ALL_TIMEOUT)
+    errors = unintended_errors(page, nb)
+    assert not errors, f"moving the controls showed errors: {errors}"
+    assert not images_without_alt(page), f"{path.name}: images without alt text after Run All"
+    assert not image_alt_violations(page), f"{path.name}: axe-core image-alt after Run All"
 
-    # Saved, kernel shut down, opened again: the last figure and caption, no widget error.
-    with page.expect_request(lambda r: r.method == "PUT" and "/api/contents/" in r.url):
+    # Autosave (every AUTOSAVE_INTERVAL s: Run All made the notebook dirty), then Ctrl+S: the
+    # working copy is written, no tracked file changes.
+    saving = lambda r: (  # noqa: E731
+        r.method == "PUT" and r.url.split("?")[0].endswith(f"/api/contents/{path.name}")
+    )
+    if not any(w.endswith(f"/api/contents/{path.name}") for w in page.writes):
+        with page.expect_request(saving, timeout=AUTOSAVE_TIMEOUT):
+            pass
+    with page.expect_request(saving):
         page.keyboard.press("Control+s")
+    assert copy.read_bytes() != path.read_bytes(), "the working copy was not saved"
+    assert git_status() == status_before, (status_before, git_status())
+
+    # The kernel shut down, opened again: the last figure and caption, no widget error.
     for session in lab.api("sessions"):
         lab.api(f"sessions/{session['id']}", method="DELETE")
-    saved = load(lab.notebooks / path.name)
+    saved = load(copy)
     page.goto(lab.url(f"lab/tree/{path.name}", "reset"))
     expect(page.locator(CELL)).to_have_count(len(saved["cells"]), timeout=RENDER_TIMEOUT)
     cell = page.locator(CELL).nth(index)
-    expect(cell.locator("figure figcaption").last).to_have_text(caption, timeout=RENDER_TIMEOUT)
+    expect(cell.locator("figure figcaption").last).to_have_text(text, timeout=RENDER_TIMEOUT)
     assert cell.locator("figure img").last.get_attribute("alt") == alt
     assert "Error displaying widget" not in cell.inner_text()
     # Leave the working copy as the next test expects it: the series' notebook.
     page.goto("about:blank")
-    (lab.notebooks / path.name).write_bytes(path.read_bytes())
+    copy.write_bytes(path.read_bytes())

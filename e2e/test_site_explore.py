@@ -11,7 +11,8 @@ docs/_js/explore.js. Checked here against the package and the stored manifests:
   allow (token counts and the overlap of every soft split, refusals with the package's message;
   clock pairs, periods and table values);
 * zero requests beyond the page's files, no JavaScript error, axe 0 in light and dark, no
-  sideways scroll at 390 px, and the starting figure with its caption without JavaScript.
+  sideways scroll at 390 px (test_site_reader.py), and the starting figure with its caption
+  without JavaScript.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "build" / "html"
 DATA = ROOT / "docs" / "_data" / "explore"
 SECTIONS = ["01_patch_tokenization", "03_sinusoidal_pe_clocks", "05_t2t_soft_split"]
-PHONE = {"width": 390, "height": 844}
 REDRAW_LIMIT_MS = 50.0
 
 
@@ -269,22 +269,6 @@ def test_explore_pages_have_no_axe_violation(browser: Browser, browser_context_a
             ]
             assert violations == [], f"{notebook} ({mode}):\n" + "\n".join(violations)
             assert attempted == []
-    finally:
-        context.close()
-
-
-def test_explore_fits_390_px(browser: Browser, browser_context_args: dict):
-    context = browser.new_context(**{**browser_context_args, "viewport": PHONE})
-    try:
-        page = context.new_page()
-        for notebook in SECTIONS:
-            _open(page, notebook)
-            box = page.evaluate(
-                """(s) => { const r = document.querySelector(s).getBoundingClientRect();
-                            return [r.left, r.right, document.documentElement.scrollWidth]; }""",
-                f"#vx-explore-{notebook[:2]}",
-            )
-            assert box[0] >= 0 and box[1] <= PHONE["width"] and box[2] <= PHONE["width"], box
     finally:
         context.close()
 

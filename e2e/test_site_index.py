@@ -3,9 +3,9 @@
 Checked against the notebooks themselves, not against the extension: every notebook in order,
 linked to its page, with the time its "Before you start" cell states, the earlier notebooks it
 names as needed and its first learning objective; the time of the whole series as the sum of the
-notebooks' times; the shortest path to the last notebook as the closure of what it needs; and no
-sideways scroll at 390 px. (axe, offline, links and the 390 px check of every page are in
-test_site.py.)
+notebooks' times; and the shortest path to the last notebook as the closure of what it needs.
+(axe, offline and links are in test_site.py, the 390 px check of every page in
+test_site_reader.py.)
 """
 
 from __future__ import annotations
@@ -16,12 +16,11 @@ from pathlib import Path
 import nbformat
 import pytest
 from conftest import block_network
-from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import BrowserContext, Page
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "build" / "html"
 NOTEBOOK_FILES = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-PHONE = {"width": 390, "height": 844}
 
 
 def _before_you_start(path: Path) -> dict:
@@ -107,15 +106,3 @@ def test_reading_path_states_the_series_time_and_the_shortest_path(page: Page):
     short = sum(by_number[n]["minutes"] for n in wanted)
     assert f"{route}, about {_hours(short)}" in intro
     assert 0 < short < total
-
-
-def test_reading_path_fits_a_phone(browser: Browser, browser_context_args: dict):
-    context = browser.new_context(**{**browser_context_args, "viewport": PHONE})
-    try:
-        page = context.new_page()
-        page.goto((SITE / "index.html").as_uri(), wait_until="load")
-        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-        box = page.locator(".vx-reading-path").bounding_box()
-        assert box is not None and box["width"] <= PHONE["width"]
-    finally:
-        context.close()

@@ -3,6 +3,9 @@ running, and the things that annoyed a reader are gone. Opened from file:// offl
 test_site.py (whose helpers and `page` fixture this file uses).
 
 * the sidebar toggles work at 1280, 768 and 390 px, by mouse and by Enter, with a visible focus;
+* at a phone's 390 px, one walk over every page (each opened once) checks all that the phone
+  promises: no sideways scroll, wide formulas that say they scroll, readable figure text, full-size
+  figures, and the reading path, the Explore sections and the exercises within the width.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import re
 import pytest
 import test_site
 from playwright.sync_api import Browser, Page
-from test_site import NOTEBOOK_PAGES, ROOT, SITE, _block_network, _open, _url_of
+from test_site import NOTEBOOK_PAGES, PAGES, ROOT, SITE, _block_network, _open, _url_of
 
 page = test_site.page  # the site's own browser page (not JupyterLab's)
 
@@ -122,75 +125,6 @@ def test_a_notebook_link_says_how_to_save_it_from_a_file_page(page: Page):
     assert _url_of("run.html") in hrefs
 
 
-def test_a_formula_wider_than_the_column_shows_that_it_scrolls(
-    browser: Browser, browser_context_args: dict
-):
-    context = browser.new_context(
-        **{**browser_context_args, "viewport": {"width": 390, "height": 844}}
-    )
-    try:
-        page = context.new_page()
-        _block_network(context)
-        wide = narrow = 0
-        for name in NOTEBOOK_PAGES:
-            page.goto(_url_of(name), wait_until="load")
-            boxes = page.evaluate(
-                """[...document.querySelectorAll('.vx-math')].map(b => [
-                     b.scrollWidth > b.clientWidth + 1, b.classList.contains('vx-scrolls'),
-                     getComputedStyle(b).backgroundImage, b.tabIndex, b.title])"""
-            )
-            for scrolls, marked, background, tab, title in boxes:
-                assert scrolls == marked, (name, scrolls, marked)
-                if scrolls:
-                    wide += 1
-                    assert background.count("radial-gradient") == 2, background  # edge shadows
-                    assert tab == 0 and "scroll" in title
-                else:
-                    narrow += 1
-                    assert background == "none"
-        assert wide > 0 and narrow > 0, (wide, narrow)
-    finally:
-        context.close()
-
-
-def test_every_figure_opens_at_full_size(browser: Browser, browser_context_args: dict):
-    context = browser.new_context(
-        **{**browser_context_args, "viewport": {"width": 390, "height": 844}}
-    )
-    try:
-        page = context.new_page()
-        _block_network(context)
-        shrunk = 0
-        for name in NOTEBOOK_PAGES:
-            page.goto(_url_of(name), wait_until="load")
-            figures = page.locator("article figure.vx-figure")
-            count = figures.count()
-            assert page.locator("article figure.vx-figure button.vx-zoom").count() == count
-            for i in range(count):
-                figure = figures.nth(i)
-                img = figure.locator("img").first
-                natural, shown = img.evaluate("i => [i.naturalWidth, i.clientWidth]")
-                if shown >= natural:
-                    continue
-                shrunk += 1
-                if shrunk % 4:  # open every fourth shrunk figure (all of them would be slow)
-                    continue
-                button = figure.locator("button.vx-zoom")
-                assert "full size" in button.get_attribute("aria-label")
-                button.focus()
-                page.keyboard.press("Enter")
-                dialog = page.locator("dialog.vx-zoom-dialog[open]")
-                dialog.wait_for()
-                big = dialog.locator("img").evaluate("i => [i.clientWidth, i.naturalWidth, i.alt]")
-                assert big[0] == big[1] == natural and big[2] == img.get_attribute("alt")
-                page.keyboard.press("Escape")
-                assert page.locator("dialog.vx-zoom-dialog[open]").count() == 0
-                assert page.evaluate("document.activeElement.classList.contains('vx-zoom')")
-        assert shrunk > 10, shrunk
-    finally:
-        context.close()
-
-
 @pytest.mark.parametrize("motion", ["no-preference", "reduce"])
 def test_the_animation_pauses_and_respects_reduced_motion(
     browser: Browser, browser_context_args: dict, motion: str
@@ -288,51 +222,6 @@ def test_every_code_block_has_a_copy_button(browser: Browser, browser_context_ar
         context.close()
 
 
-def _desktop_code_overflow(page: Page) -> list[str]:
-    """The first line of every code box (not a cell's output) wider than its box."""
-    return page.evaluate(
-        """[...document.querySelectorAll('article pre')]
-             .filter(p => !p.closest('.cell_output') && p.scrollWidth > p.clientWidth)
-             .map(p => p.textContent.split('\\n')
-                        .reduce((a, b) => (b.length > a.length ? b : a)))"""
-    )
-
-
-@pytest.mark.parametrize("name", NOTEBOOK_PAGES)
-def test_no_code_box_scrolls_sideways_on_a_desktop(
-    browser: Browser, browser_context_args: dict, name: str
-):
-    """At 1280 px the code column holds 77 characters of the code font; notebook code is
-    formatted to 76 (notebooks/ruff.toml), so no code box scrolls sideways."""
-    context = browser.new_context(
-        **{**browser_context_args, "viewport": {"width": 1280, "height": 800}}
-    )
-    try:
-        page = context.new_page()
-        _block_network(context)
-        page.goto(_url_of(name), wait_until="load")
-        page.evaluate("document.querySelectorAll('details').forEach(d => (d.open = true))")
-        columns = page.evaluate(
-            """() => {
-              const pre = document.querySelector('article .cell_input pre');
-              const probe = document.createElement('span');
-              probe.textContent = '0'.repeat(100);
-              pre.append(probe);
-              const ch = probe.getBoundingClientRect().width / 100;
-              probe.remove();
-              const style = getComputedStyle(pre);
-              const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
-              return (pre.clientWidth - padding) / ch;
-            }"""
-        )
-        assert columns >= 76, columns  # what notebooks/ruff.toml formats to
-        assert page.locator("article .cell_input pre").count() > 5
-        wide = _desktop_code_overflow(page)
-        assert wide == [], wide
-    finally:
-        context.close()
-
-
 def test_the_ruff_line_length_of_notebooks_fits_the_column():
     """`make lint` keeps notebook code within the column: ruff's line length for notebooks."""
     import tomllib
@@ -402,31 +291,116 @@ def test_every_wide_figure_is_drawn_narrow_or_says_why():
     assert all(widths[name] <= 480 for name in NARROW_FIGURES)
 
 
-def test_the_redrawn_figures_keep_their_text_readable_on_a_phone(
-    browser: Browser, browser_context_args: dict
-):
-    context = browser.new_context(
-        **{**browser_context_args, "viewport": {"width": 390, "height": 844}}
-    )
+PHONE = {"width": 390, "height": 844}
+
+
+def test_every_page_at_390_px(browser: Browser, browser_context_args: dict):
+    """A phone, each page opened once: no sideways scroll (a formula or table wider than the
+    column scrolls in its own box, reachable by Tab, with edge shadows and a title that says
+    so); the reading path, the Explore sections and the exercises with their solutions open fit
+    the width; the figures drawn narrow keep their text at 9 px or more; a shrunk figure opens
+    at full size from its button and gives the focus back (every fourth one: all of them would
+    only repeat the same script)."""
+    context = browser.new_context(**{**browser_context_args, "viewport": PHONE})
     try:
         page = context.new_page()
-        _block_network(context)
-        text_px = {}
-        for name, label in NARROW_FIGURES.items():
-            notebook = next(n for n in NOTEBOOK_PAGES if n.startswith(f"notebooks/{name[:2]}_"))
-            page.goto(_url_of(notebook), wait_until="load")
-            shown, *natural = page.evaluate(
-                """label => {
-                  const figure = [...document.querySelectorAll('figure.vx-figure')].find(
-                    f => f.querySelector('figcaption').textContent.trim().startsWith(label + ' '));
-                  const img = figure.querySelector('img');
-                  return [img.clientWidth, img.naturalWidth, img.naturalHeight];
-                }""",
-                label,
+        attempted = _block_network(context)
+        boxes = wide = narrow = shrunk = 0
+        text_px, sections = {}, []
+        for name in PAGES:
+            page.goto(_url_of(name), wait_until="load")
+            page.evaluate("document.fonts.ready")
+            page.evaluate(
+                "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
             )
-            assert tuple(natural) == _png_size(ROOT / "figures" / f"{name}.png"), name
-            text_px[name] = round(10 / 72 * 100 * shown / natural[0], 1)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= PHONE["width"], f"{name} is {width} px wide at 390 px"
+            scrolling = page.evaluate(
+                """[...document.querySelectorAll('.vx-math, .pst-scrollable-table-container')]
+                   .filter(b => b.scrollWidth > b.clientWidth + 1)
+                   .map(b => [b.className, getComputedStyle(b).overflowX, b.tabIndex])"""
+            )
+            assert all(o in ("auto", "scroll") and t == 0 for _, o, t in scrolling), (
+                name,
+                scrolling,
+            )
+            boxes += len(scrolling)
+            for section in (".vx-reading-path", ".vx-explore"):
+                for box in page.locator(section).all():
+                    sections.append(section)
+                    left, right = box.evaluate(
+                        "b => [b.getBoundingClientRect().left, b.getBoundingClientRect().right]"
+                    )
+                    assert left >= 0 and right <= PHONE["width"], (name, section, left, right)
+            if name not in NOTEBOOK_PAGES:
+                continue
+            # A formula that scrolls shows that it does.
+            for scrolls, marked, background, tab, title in page.evaluate(
+                """[...document.querySelectorAll('.vx-math')].map(b => [
+                     b.scrollWidth > b.clientWidth + 1, b.classList.contains('vx-scrolls'),
+                     getComputedStyle(b).backgroundImage, b.tabIndex, b.title])"""
+            ):
+                assert scrolls == marked, (name, scrolls, marked)
+                if scrolls:
+                    wide += 1
+                    assert background.count("radial-gradient") == 2, background  # edge shadows
+                    assert tab == 0 and "scroll" in title
+                else:
+                    narrow += 1
+                    assert background == "none"
+            # The figures drawn for a narrow column keep their text readable.
+            for figure, label in NARROW_FIGURES.items():
+                if not name.startswith(f"notebooks/{figure[:2]}_"):
+                    continue
+                shown, *natural = page.evaluate(
+                    """label => {
+                      const figure = [...document.querySelectorAll('figure.vx-figure')].find(
+                        f => f.querySelector('figcaption').textContent.trim()
+                               .startsWith(label + ' '));
+                      const img = figure.querySelector('img');
+                      return [img.clientWidth, img.naturalWidth, img.naturalHeight];
+                    }""",
+                    label,
+                )
+                assert tuple(natural) == _png_size(ROOT / "figures" / f"{figure}.png"), figure
+                text_px[figure] = round(10 / 72 * 100 * shown / natural[0], 1)
+            # Every figure has a "Full size" button; a shrunk one opens at full size.
+            figures = page.locator("article figure.vx-figure")
+            count = figures.count()
+            assert page.locator("article figure.vx-figure button.vx-zoom").count() == count
+            for i in range(count):
+                figure = figures.nth(i)
+                img = figure.locator("img").first
+                natural, shown = img.evaluate("i => [i.naturalWidth, i.clientWidth]")
+                if shown >= natural:
+                    continue
+                shrunk += 1
+                if shrunk % 4:
+                    continue
+                button = figure.locator("button.vx-zoom")
+                assert "full size" in button.get_attribute("aria-label")
+                button.focus()
+                page.keyboard.press("Enter")
+                dialog = page.locator("dialog.vx-zoom-dialog[open]")
+                dialog.wait_for()
+                big = dialog.locator("img").evaluate("i => [i.clientWidth, i.naturalWidth, i.alt]")
+                assert big[0] == big[1] == natural and big[2] == img.get_attribute("alt")
+                page.keyboard.press("Escape")
+                assert page.locator("dialog.vx-zoom-dialog[open]").count() == 0
+                assert page.evaluate("document.activeElement.classList.contains('vx-zoom')")
+            # The exercises, their worked solutions open, fit too.
+            for details in page.locator("details.vx-solution").all():
+                details.locator("summary").click()
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= PHONE["width"], f"{name} with its solutions open is {width} px wide"
+            assert re.search(r"\d", page.locator(".vx-exercise").first.inner_text()), name
+        assert boxes > 0, "no wide formula at 390 px: the scroll boxes were not exercised"
+        assert sorted(sections) == [".vx-explore"] * 3 + [".vx-reading-path"], sections
+        assert wide > 0 and narrow > 0, (wide, narrow)
+        assert shrunk > 10, shrunk
+        assert set(text_px) == set(NARROW_FIGURES), set(NARROW_FIGURES) - set(text_px)
         assert all(px >= 9 for px in text_px.values()), text_px
+        assert attempted == []
     finally:
         context.close()
 
