@@ -54,12 +54,25 @@ def _form(exercise_id: str) -> str:
     )
 
 
+# A worked solution shows the package's own source, formatted to the package's 100 characters:
+# it wraps under its own indentation (vx.css) instead of scrolling sideways, so it needs no Tab
+# stop of its own.
+def solution_lines(code: str) -> str:
+    """A solution's escaped source with every line in a span of its own, the newlines between
+    the spans (so that the page's text, and a copy of it, is the source itself)."""
+    return "\n".join(
+        f'<span class="vx-line" style="--vx-indent: {len(line) - len(line.lstrip(" "))}">'
+        f"{line}</span>"
+        for line in code.split("\n")
+    )
+
+
 def _solution(exercise_id: str, entry: dict[str, Any]) -> str:
     parts = [f"<summary>Worked solution of {exercise_id} (try it first)</summary>"]
     if "code" in entry:
         name = entry["asks"].partition("(")[0]
         code = html.escape(entry["code"])
-        parts.append(f'<pre class="vx-code" tabindex="0"><code>{code}</code></pre>')
+        parts.append(f'<pre class="vx-code vx-wraps"><code>{solution_lines(code)}</code></pre>')
         parts.append(f"<p>{html.escape(entry['why'])}</p>")
         parts.append(
             "<p>To check your own version, run this notebook in JupyterLab (<code>make lab</code>"

@@ -18,15 +18,16 @@
 * Search with sections and snippets, offline: the text of every section goes into
   ``_static/vx-search-text.js`` (a classic script the search page loads; ``file://`` forbids the
   fetch Sphinx would use), which ``_static/vx-search.js`` turns into section links with a snippet.
-* Every built page keeps one viewport meta tag (the basic theme, the book theme and the pydata
-  theme each write one), and loads no icon script: the theme's 1.56 MB Font Awesome script turns
-  its <i class="fa-..."> icons into SVG, which its own style sheet already draws with the local
-  web font (_static/vendor/fontawesome/webfonts); the script and the theme's source maps are
-  removed from the build.
-* Code lines as blocks: each line of a highlighted code block is wrapped in
-  ``<span class="vx-line" style="--vx-indent: N">`` (N its leading spaces), so that print (vx.css)
-  can wrap a long line with its continuation indented under the line's own code instead of at
-  column 0. Pygments' token spans that cross a line end are closed and reopened around it.
+* Every built page keeps one viewport meta tag and loads no icon script (_templates/layout.html):
+  the theme's 1.56 MB Font Awesome script turns its <i class="fa-..."> icons into SVG, which its
+  own style sheet already draws with the local web font (_static/vendor/fontawesome/webfonts);
+  the script and the theme's source maps are removed from the build. The layout also puts the
+  contents sidebar in front of the article, for the Tab order.
+* Code lines as blocks: Pygments' HTML formatter is replaced by one that wraps each line of a
+  highlighted code block in ``<span class="vx-line" style="--vx-indent: N">`` (N its leading
+  spaces), so that print (vx.css) can wrap a long line with its continuation indented under the
+  line's own code instead of at column 0.
+* No built page is rewritten: every change to the theme's markup is a template block.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from pathlib import Path
 import yaml
 from docutils import nodes
 from math_core import LatexError, LatexToMathML
+from pygments.formatters import HtmlFormatter
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
@@ -313,7 +315,7 @@ def source_read(app: Sphinx, docname: str, source: list[str]) -> None:
         source[0] = json.dumps(notebook)
 
 
-# --- search text, one viewport ---------------------------------------------------------------
+# --- search text, code lines, the build's files ---------------------------------------------
 
 _SKIP = (nodes.raw, nodes.image, nodes.math, nodes.math_block, nodes.comment, nodes.section)
 
@@ -345,113 +347,41 @@ def doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None
         app.env.vx_search_text[docname] = section_texts(doctree)
 
 
+# docutils' HTML5 writer puts a viewport tag in a page's meta tags; Sphinx's basic layout writes
+# one already (and the pydata theme a third, see _templates/layout.html): one per page.
+_DOCUTILS_VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1" />\n'
+
+
 def page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    if "metatags" in context:
+        context["metatags"] = context["metatags"].replace(_DOCUTILS_VIEWPORT, "")
     if pagename == "search":
         app.add_js_file("vx-search-text.js")
         app.add_js_file("vx-search.js")
 
 
-_VIEWPORT = re.compile(r"\s*<meta name=\"viewport\"[^>]*>")
-_ICON_SCRIPT = re.compile(
-    r"\s*<script defer src=\"[./]*_static/scripts/fontawesome\.js[^\"]*\"></script>"
-)
+class LineFormatter(HtmlFormatter):
+    """Pygments' HTML with every line of a code block in ``<span class="vx-line"
+    style="--vx-indent: N">`` (N its leading spaces), so that print (vx.css) can wrap a long line
+    with its continuation indented under the line's own code instead of at column 0. Pygments
+    closes its token spans at each line end, so a line's span holds whole tokens."""
+
+    def wrap(self, source):
+        return super().wrap(self._lines(source))
+
+    @staticmethod
+    def _lines(source):
+        for kind, line in source:
+            if kind == 1:  # a line of code (0: the formatter's own markup)
+                text = html.unescape(re.sub(r"<[^>]+>", "", line))
+                indent = len(text) - len(text.lstrip(" "))
+                line = f'<span class="vx-line" style="--vx-indent: {indent}">{line}</span>'
+            yield kind, line
 
 
-def one_viewport(page: str) -> str:
-    """The page with only its first viewport meta tag."""
-    seen = []
-
-    def keep_first(match: re.Match) -> str:
-        seen.append(match)
-        return match[0] if len(seen) == 1 else ""
-
-    return _VIEWPORT.sub(keep_first, page)
-
-
-_CONTENTS = re.compile(
-    r'[ \t]*<dialog id="pst-secondary-sidebar-modal"></dialog>\s*<div id="pst-secondary-sidebar"'
-)
-_DIV = re.compile(r"<div\b|</div>")
-
-
-def contents_first(page: str) -> str:
-    """The page with its contents sidebar (and the sidebar's phone dialog) moved in front of
-    the article: Tab reaches the page contents right after the notebook list, not after every
-    link, button and scroll box of the article. The theme's CSS (`order: 2` in a flex row)
-    still draws the sidebar right of the article."""
-    found = _CONTENTS.search(page)
-    content = page.find('<div class="bd-content">')
-    if found is None or content < 0 or content > found.start():
-        return page
-    depth, end = 0, None
-    for tag in _DIV.finditer(page, page.index("<div", found.start())):
-        depth += 1 if tag[0] == "<div" else -1
-        if depth == 0:
-            end = tag.end()
-            break
-    sidebar = page[found.start() : end]
-    after = content + len('<div class="bd-content">')
-    return page[:after] + "\n" + sidebar + page[after : found.start()] + page[end:]
-
-
-_CODE = re.compile(r'(<div class="highlight"><pre>)(.*?)(</pre></div>)', re.S)
-_TAG = re.compile(r"(<[^>]+>)")
-
-
-def code_lines(inner: str) -> str:
-    """A <pre>'s highlighted HTML with every line in a span of its own (see the docstring)."""
-    lines: list[str] = []
-    current: list[str] = []
-    open_tags: list[str] = []
-
-    def end_line(newline: str) -> None:
-        body = "".join(current) + "</span>" * len(open_tags) + newline
-        text = html.unescape(_TAG.sub("", body))
-        indent = len(text) - len(text.lstrip(" "))
-        lines.append(f'<span class="vx-line" style="--vx-indent: {indent}">{body}</span>')
-        current.clear()
-        current.extend(open_tags)
-
-    for part in _TAG.split(inner):
-        if part.startswith("</"):
-            open_tags.pop()
-            current.append(part)
-        elif part.startswith("<"):
-            open_tags.append(part)
-            current.append(part)
-        else:
-            pieces = part.split("\n")
-            for piece in pieces[:-1]:
-                current.append(piece)
-                end_line("\n")
-            current.append(pieces[-1])
-    if _TAG.sub("", "".join(current)):
-        end_line("")
-    return "".join(lines)
-
-
-# A worked solution (vx_exercises) shows the package's own source, formatted to the package's
-# 100 characters: it wraps under its own indentation (vx.css) instead of scrolling sideways, so
-# it needs no Tab stop of its own.
-_SOLUTION = re.compile(r'<pre class="vx-code" tabindex="0"><code>(.*?)</code></pre>', re.S)
-
-
-def solution_lines(code: str) -> str:
-    """A solution's escaped source with every line in a span of its own, the newlines between
-    the spans (so that the page's text, and a copy of it, is the source itself)."""
-    return "\n".join(
-        f'<span class="vx-line" style="--vx-indent: {len(line) - len(line.lstrip(" "))}">'
-        f"{line}</span>"
-        for line in code.split("\n")
-    )
-
-
-def wrap_code_lines(page: str) -> str:
-    page = _SOLUTION.sub(
-        lambda m: f'<pre class="vx-code vx-wraps"><code>{solution_lines(m[1])}</code></pre>',
-        page,
-    )
-    return _CODE.sub(lambda m: m[1] + code_lines(m[2]) + m[3], page)
+def builder_inited(app: Sphinx) -> None:
+    if hasattr(app.builder, "highlighter"):
+        app.builder.highlighter.formatter = LineFormatter
 
 
 def build_finished(app: Sphinx, error: Exception | None) -> None:
@@ -461,20 +391,19 @@ def build_finished(app: Sphinx, error: Exception | None) -> None:
     texts = getattr(app.env, "vx_search_text", {})
     script = "window.VX_SEARCH_TEXT = " + json.dumps(texts, ensure_ascii=False, sort_keys=True)
     (outdir / "_static" / "vx-search-text.js").write_text(script + ";\n", encoding="utf-8")
+    # The theme copies its static files after every page is written, the last step before this
+    # event: only here can its icon script (no page loads it, see _templates/layout.html) and
+    # its source maps be left out of the build.
     scripts = outdir / "_static" / "scripts"
     for name in ("fontawesome.js", "fontawesome.js.LICENSE.txt"):
         (scripts / name).unlink(missing_ok=True)
     for source_map in scripts.glob("*.js.map"):
         source_map.unlink()
-    for path in outdir.rglob("*.html"):
-        page = path.read_text(encoding="utf-8")
-        tidy = contents_first(wrap_code_lines(_ICON_SCRIPT.sub("", one_viewport(page))))
-        if tidy != page:
-            path.write_text(tidy, encoding="utf-8")
 
 
 def setup(app: Sphinx) -> dict:
     app.add_html_math_renderer("mathcore", (visit_math, None), (visit_math_block, None))
+    app.connect("builder-inited", builder_inited)
     app.connect("source-read", source_read)
     app.connect("doctree-resolved", doctree_resolved)
     app.connect("html-page-context", page_context)
