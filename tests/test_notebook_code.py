@@ -63,13 +63,11 @@ def test_no_comment_after_a_closing_bracket(path: Path):
 
 
 if __name__ == "__main__":
-    total_lines = total_statements = total_brackets = 0
-    for path in NOTEBOOKS:
-        n_lines, n_statements, brackets = measure(path)
-        total_lines += n_lines
-        total_statements += n_statements
-        total_brackets += len(brackets)
-        print(f"{path.stem:32} {n_lines / n_statements:5.2f} lines/statement  "
-              f"{len(brackets):3} bracket comments")
-    print(f"{'all':32} {total_lines / total_statements:5.2f} lines/statement  "
-          f"{total_brackets:3} bracket comments")
+    rows = {path.stem: measure(path) for path in NOTEBOOKS}
+    rows["all"] = tuple(sum(r[i] for r in rows.values()) for i in range(2)) + (
+        [line for r in rows.values() for line in r[2]],
+    )
+    for name, (lines, statements, brackets) in rows.items():
+        print(
+            f"{name:30} {lines / statements:5.2f} lines/statement {len(brackets):4} after brackets"
+        )
