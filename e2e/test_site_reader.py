@@ -222,14 +222,6 @@ def test_every_code_block_has_a_copy_button(browser: Browser, browser_context_ar
         context.close()
 
 
-def test_the_ruff_line_length_of_notebooks_fits_the_column():
-    """`make lint` keeps notebook code within the column: ruff's line length for notebooks."""
-    import tomllib
-
-    config = tomllib.loads((ROOT / "notebooks" / "ruff.toml").read_text(encoding="utf-8"))
-    assert config["line-length"] <= 76 and config["extend"] == "../pyproject.toml"
-
-
 # Figures drawn for a narrow column (their panels stacked): at 390 px, text of matplotlib's
 # default 10 pt (tick and axis labels; display_figure draws at 100 dpi, so 13.9 px in the PNG)
 # shows at 9 px or more. The figures left wider, each with its reason, are WIDE_FIGURES below.

@@ -69,8 +69,7 @@ def test_plotting_lists_each_module_name_once():
     modules = [
         value
         for name, value in vars(vitexplain.plotting).items()
-        if isinstance(value, types.ModuleType)
-        and value.__name__.startswith("vitexplain.plotting.")
+        if isinstance(value, types.ModuleType) and value.__name__.startswith("vitexplain.plotting.")
     ]
     assert len(modules) == 13
     names = [name for module in modules for name in module.__all__]

@@ -10,6 +10,7 @@ from vitexplain import (
     Attention,
     T2TModule,
     T2TViT,
+    TokenAttention,
     TokenTransformer,
     count_tokens,
     patchify,
@@ -61,7 +62,8 @@ def test_token_transformer_matches_the_official_computation():
 def test_token_attention_is_attention_with_a_value_skip():
     torch.manual_seed(0)
     tt = TokenTransformer(49, 64)
-    assert isinstance(tt.attn, Attention) and tt.attn.value_skip and tt.attn.out_dim == 64
+    assert isinstance(tt.attn, TokenAttention) and isinstance(tt.attn, Attention)
+    assert tt.attn.value_skip and tt.attn.out_dim == 64
     x = torch.randn(3, 20, 49)
     fused = tt.attn(x)
     tt.attn.fused = False
