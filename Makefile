@@ -109,7 +109,7 @@ ISA_BASELINE := ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=SSE4_2 ONEDN
 # The unit tests, the notebooks in the repository on this CPU, then the wheel's tests with the
 # notebooks run again from the wheel outside the repository on a baseline CPU: each notebook twice.
 test: $(STAMP)
-	$(BIN)/python -m pytest -p no:cacheprovider -m "not wheel"
+	$(BIN)/python -m pytest -p no:cacheprovider -n 2 -m "not wheel"
 	@$(MAKE) --no-print-directory test-notebooks
 	@$(MAKE) --no-print-directory test-notebooks-baseline
 
@@ -127,7 +127,7 @@ endif
 # The unit tests on that other CPU too: their tolerances must hold wherever they run. The wheel's
 # tests (make test-notebooks-baseline) and the lab copy's test do not depend on the CPU.
 test-baseline: $(STAMP)
-	env $(ISA_BASELINE) $(BIN)/python -m pytest -p no:cacheprovider -q -m "not wheel" \
+	env $(ISA_BASELINE) $(BIN)/python -m pytest -p no:cacheprovider -q -n 2 -m "not wheel" \
 	    --ignore=tests/test_lab_notebooks.py
 
 # The notebooks as a pip user on another CPU runs them: the wheel built and installed outside the
