@@ -1,4 +1,4 @@
-"""Export notebook 08's ViT and its 397 test pictures for the site's live ViT (docs/_js/vit*.js).
+"""Export notebook 08's ViTs and its 397 test pictures for the site's live ViT (docs/_js/vit*.js).
 
 The site is built without torch, so ``make figures`` and ``make weights`` run this script: it
 writes ``docs/_data/digits_vit.json`` with
@@ -10,7 +10,11 @@ writes ``docs/_data/digits_vit.json`` with
 * ``test_images``: the 397 test pictures of ``vx.load_digit_split()``, one character per pixel,
   the ink level 0..16 of the UCI digits written in base 17 (``0``-``9``, ``a``-``g``); the model
   sees level / 16, exactly as the package scales them;
-* ``test_labels``: their labels, one digit per picture.
+* ``test_labels``: their labels, one digit per picture;
+
+and ``docs/_data/digits_vit_none.json`` with the ``source``, ``config`` and ``params`` of its twin
+without position (``vitexplain/weights/digits_vit_none.pt``, ``pos_embed="none"``), which the
+page's Scramble runs beside it on the same pictures.
 
 A unit test (tests/test_export_site_vit.py) checks that the tracked file equals a fresh export,
 so weights retrained without re-exporting fail. Usage: ``python scripts/export_site_vit.py``.
@@ -30,13 +34,16 @@ from vitexplain.digits import WEIGHTS_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "docs" / "_data" / "digits_vit.json"
+TWIN_OUTPUT = ROOT / "docs" / "_data" / "digits_vit_none.json"
 POS_EMBED = "learned"  # notebook 08's model: vx.load_trained_digits_vit("learned")
+TWIN_POS_EMBED = "none"  # its twin without position: vx.load_trained_digits_vit("none")
 LEVELS = "0123456789abcdefg"  # ink 0..16, one character each
 
 
-def export() -> str:
-    """The JSON text of the export (what ``OUTPUT`` must hold)."""
-    path = WEIGHTS_DIR / f"digits_vit_{POS_EMBED}.pt"
+def _model(pos_embed: str) -> tuple[Path, dict]:
+    """The shipped weights of the digits ViT with `pos_embed`: the file, and its parameters as
+    ``{name: [shape, base64 of little-endian float32]}`` in state_dict order."""
+    path = WEIGHTS_DIR / f"digits_vit_{pos_embed}.pt"
     state = torch.load(path, weights_only=True)
     # the page's occlusion runs compute the last block's class token without a key and a value
     # per token (classTokenBlock in docs/_js/vit-questions.js), which holds only without a bias
@@ -49,6 +56,16 @@ def export() -> str:
     for name, tensor in state.items():
         values = tensor.detach().to(torch.float32).contiguous().numpy().astype("<f4")
         params[name] = [list(tensor.shape), base64.b64encode(values.tobytes()).decode("ascii")]
+    return path, params
+
+
+def _text(data: dict) -> str:
+    return json.dumps(data, separators=(",", ":")) + "\n"
+
+
+def export() -> str:
+    """The JSON text of the export (what ``OUTPUT`` must hold)."""
+    path, params = _model(POS_EMBED)
     _, _, test_images, test_labels = vx.load_digit_split()
     levels = (test_images * 16).round().to(torch.int64)  # (397, 1, 8, 8): ink 0..16
     if not torch.equal(levels.to(torch.float32) / 16, test_images):
@@ -61,7 +78,18 @@ def export() -> str:
         "test_images": "".join(LEVELS[v] for v in levels.flatten().tolist()),
         "test_labels": "".join(str(v) for v in test_labels.tolist()),
     }
-    return json.dumps(data, separators=(",", ":")) + "\n"
+    return _text(data)
+
+
+def export_twin() -> str:
+    """The JSON text of the twin without position (what ``TWIN_OUTPUT`` must hold)."""
+    path, params = _model(TWIN_POS_EMBED)
+    data = {
+        "source": f"vitexplain/weights/{path.name}; written by scripts/export_site_vit.py",
+        "config": {**vx.DIGITS_VIT_CONFIG, "pos_embed": TWIN_POS_EMBED},
+        "params": params,
+    }
+    return _text(data)
 
 
 def decode_param(entry: list) -> np.ndarray:
@@ -72,9 +100,9 @@ def decode_param(entry: list) -> np.ndarray:
 
 def main() -> None:
     OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-    text = export()
-    OUTPUT.write_text(text, encoding="utf-8")
-    print(f"{OUTPUT.relative_to(ROOT)}: {len(text.encode()) / 1024:.0f} KB")
+    for output, text in ((OUTPUT, export()), (TWIN_OUTPUT, export_twin())):
+        output.write_text(text, encoding="utf-8")
+        print(f"{output.relative_to(ROOT)}: {len(text.encode()) / 1024:.0f} KB")
 
 
 if __name__ == "__main__":

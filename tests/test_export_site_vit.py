@@ -1,4 +1,5 @@
-"""scripts/export_site_vit.py: the site's copy of notebook 08's ViT is the shipped one, fresh."""
+"""scripts/export_site_vit.py: the site's copies of notebook 08's ViT and of its twin without
+position are the shipped ones, fresh."""
 
 import importlib.util
 import json
@@ -12,6 +13,7 @@ import vitexplain as vx
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "export_site_vit.py"
 TRACKED = ROOT / "docs" / "_data" / "digits_vit.json"
+TWIN = ROOT / "docs" / "_data" / "digits_vit_none.json"
 
 
 def _script():
@@ -21,10 +23,11 @@ def _script():
     return module
 
 
-def test_tracked_export_equals_a_fresh_export_of_the_shipped_weights():
-    fresh = _script().export()
-    assert TRACKED.read_text(encoding="utf-8") == fresh, (
-        "docs/_data/digits_vit.json is stale: run `python scripts/export_site_vit.py` "
+@pytest.mark.parametrize("tracked, export", [(TRACKED, "export"), (TWIN, "export_twin")])
+def test_tracked_export_equals_a_fresh_export_of_the_shipped_weights(tracked: Path, export: str):
+    fresh = getattr(_script(), export)()
+    assert tracked.read_text(encoding="utf-8") == fresh, (
+        f"docs/_data/{tracked.name} is stale: run `python scripts/export_site_vit.py` "
         "(make figures and make weights do)"
     )
 
@@ -45,7 +48,20 @@ def test_export_holds_the_exact_weights_pictures_and_labels():
     assert [int(c) for c in data["test_labels"]] == test_labels.tolist()
 
 
-def test_export_refuses_a_model_with_a_qkv_bias(monkeypatch):
+def test_twin_export_holds_the_exact_weights_of_the_model_without_position():
+    script = _script()
+    data = json.loads(TWIN.read_text(encoding="utf-8"))
+    state = vx.load_trained_digits_vit("none").state_dict()
+    assert "pos_embed" not in data["params"] and list(data["params"]) == list(state)
+    for name, tensor in state.items():
+        exported = torch.from_numpy(script.decode_param(data["params"][name]).copy())
+        assert torch.equal(exported, tensor), name
+    assert data["config"] == {**vx.DIGITS_VIT_CONFIG, "img_size": [8, 8], "pos_embed": "none"}
+    assert set(data) == {"source", "config", "params"}  # the pictures are in digits_vit.json
+
+
+@pytest.mark.parametrize("export", ["export", "export_twin"])
+def test_export_refuses_a_model_with_a_qkv_bias(monkeypatch, export: str):
     """The page's occlusion runs take the last block's class token without a key and a value per
     token (docs/_js/vit-questions.js), which holds only for qkv_bias=False."""
     script = _script()
@@ -58,4 +74,4 @@ def test_export_refuses_a_model_with_a_qkv_bias(monkeypatch):
 
     monkeypatch.setattr(script.torch, "load", biased)
     with pytest.raises(ValueError, match=r"assumes qkv_bias=False.*blocks\.1\.attn\.qkv\.bias"):
-        script.export()
+        getattr(script, export)()
