@@ -3,10 +3,12 @@
 Notebook 08 holds a Markdown cell with the line ``<!-- vx-live-vit ... -->`` (an HTML comment:
 nothing in JupyterLab). On the site this extension puts there the widget's markup, the exported
 weights and test pictures (``docs/_data/digits_vit.json``, written by
-``scripts/export_site_vit.py``) as a JSON block, and the live model's JavaScript, all inline: the
-page is opened from ``file://``, where a browser refuses ``fetch`` and module scripts. The
-JavaScript is five files by concern (``docs/_js/vit*.js``, in ``SCRIPTS`` order: the speed, the
-model (``vit.js``), the questions, the worker, the page), written into one classic script as
+``scripts/export_site_vit.py``) and the weights of its twin without position
+(``docs/_data/digits_vit_none.json``) as two JSON blocks, and the live model's JavaScript, all
+inline: the page is opened from ``file://``, where a browser refuses ``fetch`` and module scripts.
+The JavaScript is seven files by concern (``docs/_js/vit*.js``, in ``SCRIPTS`` order: the speed,
+the model (``vit.js``), the backward pass, the questions, the worker, the twins, the page),
+written into one classic script as
 the body of one function, so that they share their names without modules. Its style is
 ``_static/vx-vit.css``. The script starts its Web Worker from its own text (a ``blob:`` URL,
 made in memory), so the worker needs no file either.
@@ -23,11 +25,20 @@ from sphinx.errors import ExtensionError
 
 DOCS = Path(__file__).resolve().parents[1]
 DATA = DOCS / "_data" / "digits_vit.json"
+TWIN = DOCS / "_data" / "digits_vit_none.json"
 # in this order: each uses what the ones before it define, and vit-worker.js ends the worker's
-# run (a Web Worker made from this same script) before vit-page.js
+# run (a Web Worker made from this same script) before vit-twins.js and vit-page.js
 SCRIPTS = [
     DOCS / "_js" / name
-    for name in ("vit-fast.js", "vit.js", "vit-questions.js", "vit-worker.js", "vit-page.js")
+    for name in (
+        "vit-fast.js",
+        "vit.js",
+        "vit-backward.js",
+        "vit-questions.js",
+        "vit-worker.js",
+        "vit-twins.js",
+        "vit-page.js",
+    )
 ]
 PAGE = "notebooks/08_vit_on_digits"
 MARKER = re.compile(r"<!-- vx-live-vit\b.*?-->")
@@ -61,6 +72,7 @@ def widget_html(num_classes: int, depth: int, heads: int, grid: int) -> str:
         )
         for b in range(depth)
     )
+    why = "".join(f'<option value="{k}">class {k}</option>' for k in range(num_classes))
     lens_head = "".join(f'<th scope="col">{k}</th>' for k in range(num_classes))
     lens_rows = "".join(
         f'<tr><th scope="row">block {b + 1}</th>{"<td></td>" * num_classes}</tr>'
@@ -90,6 +102,10 @@ def widget_html(num_classes: int, depth: int, heads: int, grid: int) -> str:
 touch); by keyboard, the arrow keys move the cursor and Space toggles ink. Ink is level 16, the
 darkest of the digits' 0–16 scale (the model sees 16 / 16 = 1, as <code>vx.load_digit_split</code>
 scales the pictures); on a pixel with ink, drawing erases it to 0.</p>
+<p class="vx-vit-note">The model learned from the UCI digits: scanned handwriting, 32 × 32
+black-and-white pixels counted in 4 × 4 blocks into 8 × 8 pictures of ink levels 0–16, so its
+strokes are wide, soft-edged and of many shades. Strokes drawn here are full ink and one pixel
+wide, pictures unlike those it learned from: a drawn digit may read as another.</p>
 <details class="vx-vit-numbers"><summary>The picture as numbers</summary>
 <p data-vx="draw-levels"></p></details>
 </div>
@@ -116,6 +132,46 @@ one scale from 0 to <span data-vx="attn-scale"></span>).</p>
 (red: lost, blue: gained; one scale, symmetric about 0, up to ±<span
 data-vx="occlusion-scale"></span>).</figcaption></figure>
 </div>
+<h4>Why this class? Gradient-weighted rollout</h4>
+<p>Rollout above shows how the class token's attention mixes the patches, for any class. Chefer
+et al. (2021) weight each attention weight by the gradient of one class's logit before rolling
+out, so that the map answers a question about that class: "why 3?", or "why not 8?"
+(<code>docs/_js/vit-backward.js</code>: the backward pass, by hand).</p>
+<div class="vx-vit-pair">
+<figure>{_canvas("why-map", 96, "gradient-weighted rollout")}
+<figcaption>Gradient-weighted rollout of the class picked: R[0, 1:], R = I + sum over blocks of
+the heads' mean of clamp(∂y<sub>c</sub>/∂A · A, min=0) rolled out (bright = large, 0 to
+<span data-vx="why-scale"></span>).</figcaption></figure>
+<div class="vx-vit-controls">
+<label for="vx-vit-why">Explain the class</label>
+<select id="vx-vit-why" data-vx="why"><option value="auto">the class the model reads</option>
+{why}</select>
+<p class="vx-vit-note" data-vx="why-status" role="status" aria-live="polite"></p>
+</div>
+</div>
+<h4>Position or not: the twin models and Scramble</h4>
+<p>Notebook 08's model has a learned position embedding; its twin
+(<code>digits_vit_none.pt</code>, the same recipe) has none, so its attention sees a set of
+patches, not their places. Scramble shuffles the 16 patches of the picture (shuffle 1, 2, …:
+seeded, so the same on every visit) and both models read it.</p>
+<div class="vx-vit-pair">
+<figure>{_canvas("scrambled", 96, "the picture the twin models read")}
+<figcaption>The picture the twins read, patch borders drawn.</figcaption></figure>
+<div class="vx-vit-controls">
+<button type="button" data-vx="scramble">Scramble the patches</button>
+<button type="button" data-vx="unscramble">Put them back in order</button>
+<p class="vx-vit-note" data-vx="order"></p>
+</div>
+</div>
+<div class="vx-vit-scroll" role="region" aria-label="The twin models' answers" tabindex="0">
+<table class="vx-vit-lens" data-vx="twins">
+<caption>The class each model reads and its probability, on the picture in order and
+scrambled.</caption>
+<thead><tr><th scope="col">picture</th><th scope="col">with learned position</th>
+<th scope="col">without position</th></tr></thead>
+<tbody><tr><th scope="row">in order</th><td></td><td></td></tr>
+<tr><th scope="row">scrambled</th><td></td><td></td></tr></tbody></table></div>
+<p class="vx-vit-status" data-vx="twin-status" role="status" aria-live="polite"></p>
 <h4>Logit lens</h4>
 <div class="vx-vit-scroll" role="region" aria-label="Logit lens table" tabindex="0">
 <table class="vx-vit-lens" data-vx="lens">
@@ -140,6 +196,7 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict, d
     grid = config["img_size"][0] // config["patch_size"]
     markup = widget_html(config["num_classes"], config["depth"], config["num_heads"], grid)
     payload = DATA.read_text(encoding="utf-8").strip().replace("</", "<\\/")
+    twin = TWIN.read_text(encoding="utf-8").strip().replace("</", "<\\/")
     parts = []
     for path in SCRIPTS:
         part = path.read_text(encoding="utf-8")
@@ -149,6 +206,7 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict, d
     script = '(function () {\n  "use strict";\n' + "\n".join(parts) + "})();\n"
     inline = (
         f'{markup}<script type="application/json" id="vx-vit-data">{payload}</script>\n'
+        f'<script type="application/json" id="vx-vit-twin">{twin}</script>\n'
         f"<script>\n{script}</script>\n"
     )
     context["body"] = body[: found.start()] + inline + body[found.end() :]

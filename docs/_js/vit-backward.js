@@ -1,4 +1,4 @@
-/* Notebook 08's ViT, live in the page (3 of 6): the backward pass, and with it "why this class?",
+/* Notebook 08's ViT, live in the page (3 of 7): the backward pass, and with it "why this class?",
  * gradient-weighted attention rollout (Chefer, Gur and Wolf, "Generic Attention-model
  * Explainability", 2021) for any class c the reader picks:
  *

@@ -1,4 +1,4 @@
-/* Notebook 08's ViT, live in the page (1 of 5): the speed. The layers'
+/* Notebook 08's ViT, live in the page (1 of 7): the speed. The layers'
  * matrix products in a small WebAssembly SIMD kernel, written out here in its text format and
  * assembled in memory (no file, no request), and the heap, one WebAssembly memory, where the
  * weights and the buffers are kept for it. It gives the same bits as matmulT (vit.js), the

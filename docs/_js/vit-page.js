@@ -1,11 +1,13 @@
-/* Notebook 08's ViT, live in the page (5 of 5): the page. It reads the weights and test
+/* Notebook 08's ViT, live in the page (7 of 7): the page. It reads the weights and test
  * pictures from the page's JSON block, fills in the widget (docs/_ext/vx_vit.py writes its
- * markup): the class probabilities, the attention maps, rollout, occlusion and the logit lens,
- * drawn with the notebook's colour maps and named for screen readers; and the controls (the
- * slider, the drawing grid by pointer and keyboard). window.vxVit holds the functions it uses,
+ * markup): the class probabilities, the attention maps, rollout, occlusion, gradient-weighted
+ * rollout of the class picked, the twin models and the logit lens, drawn with the notebook's
+ * colour maps and named for screen readers; and the controls (the slider, the drawing grid by
+ * pointer and keyboard, the class picker, Scramble). window.vxVit holds the functions it uses,
  * for the browser test and the curious reader's console.
  *
  * Needs: loadModel and forward (vit.js), analyse and its parts (vit-questions.js),
+ * gradientRollout (vit-backward.js), the twins' functions (vit-twins.js),
  * `fast`, matmulT, linear and allocate (to show them), and from vit-worker.js update, the
  * worker and its measured costs.
  */
@@ -16,6 +18,8 @@
   if (!dataNode) return;
   const data = JSON.parse(dataNode.textContent);
   const model = loadModel(data);
+  const twinNode = document.getElementById("vx-vit-twin"); // the twin without position
+  const models = { learned: model, none: loadModel(JSON.parse(twinNode.textContent)) };
   const LEVELS = 16; // the digits' ink scale, 0..16; the model sees level / 16
   const SIDE = 8;
   function testPicture(k) {
@@ -29,13 +33,19 @@
     logitLens: logitLens, occlusionMap: occlusionMap, erf: erf, erfSeries: erfSeries,
     testPicture: testPicture, pixels: pixels, numPictures: data.test_labels.length,
     matmulT: matmulT, linear: linear, allocate: allocate, fast: fast,
+    forwardKept: forwardKept, gradientRollout: gradientRollout, twin: models.none,
+    shuffled: shuffled, scramble: scramble, twinAnswers: twinAnswers,
   };
   const root = document.getElementById("vx-vit");
   if (!root) return;
   const numPictures = data.test_labels.length;
   const slider = root.querySelector('[data-vx="slider"]');
   const $ = (name) => root.querySelector('[data-vx="' + name + '"]');
-  const state = { levels: new Array(SIDE * SIDE).fill(0), picture: 0, drawn: false, cursor: 0 };
+  // from: the test picture a drawing started from (null after Clear); why: the class picked
+  // for gradient-weighted rollout (null: the one the model reads); order: the patches' order
+  // after shuffle number `seed` (null: in order)
+  const state = { levels: new Array(SIDE * SIDE).fill(0), picture: 0, drawn: false, cursor: 0,
+    from: 0, why: null, order: null, seed: 0 };
   let result = null;
 
   // colour maps after the notebook's (magma for attention, RdBu_r for signed, Purples_r)
@@ -122,9 +132,11 @@
   function render() {
     const T = model.numTokens + 1, g = model.gridSize, h = model.numHeads, r = result;
     const label = state.drawn ? null : +data.test_labels[state.picture];
-    $("picture-text").textContent = state.drawn
-      ? "your drawing (from test picture " + state.picture + ")"
-      : "test picture " + state.picture + " of 0–" + (numPictures - 1) + ", label " + label;
+    const empty = state.levels.every((v) => v === 0);
+    const from = state.from === null ? "" : " (started from test picture " + state.from + ")";
+    $("picture-text").textContent = !state.drawn
+      ? "test picture " + state.picture + " of 0–" + (numPictures - 1) + ", label " + label
+      : empty ? "an empty grid" : "your drawing" + from;
     // class probabilities
     const bars = $("probs");
     r.probs.forEach((p, k) => {
@@ -136,8 +148,12 @@
     const picture = state.drawn
       ? "Your drawing"
       : "Test picture " + state.picture + " (a " + label + ")";
-    $("status").textContent = picture + ": the model reads " + r.predicted +
-      " with probability " + r.probs[r.predicted].toFixed(2) + ".";
+    $("status").textContent = empty
+      ? "The grid is empty: draw a digit on it, or pick a test picture. (The bars below are " +
+        "the model's answer to a blank picture, which is no digit: a classifier always names " +
+        "one of its 10 classes.)"
+      : picture + ": the model reads " + r.predicted + " with probability " +
+        r.probs[r.predicted].toFixed(2) + ".";
     // every head of every block: the chosen query's row over the 16 patches
     const query = +$("query").value;
     const rows = r.maps.map((w) => Array.from({ length: h }, (_, head) =>
@@ -176,7 +192,25 @@
       });
     });
     drawPicture();
+    renderWhy();
+    renderTwins();
     if (r.occlusion) renderOcclusion();
+  }
+
+  /** Gradient-weighted rollout of the class picked: the map and the sentence that names it. */
+  function renderWhy() {
+    const g = model.gridSize, r = result, map = r.whyRollout[0].slice(1), c = r.why;
+    const top = Math.max(...map);
+    drawGrid($("why-map"), map, g, (v) => colour(MAGMA, v / Math.max(top, 1e-12)));
+    const reads = c === r.predicted ? "the class the model reads" : "the model reads " +
+      r.predicted;
+    const text = "Why " + c + "? (probability " + fmt(r.probs[c]) + "; " + reads + ") " +
+      (top > 0 ? "Gradient-weighted rollout of class " + c + ": most from " +
+        largest(map, g, 3) + "; from the class token itself " + fmt(r.whyRollout[0][0]) + "."
+        : "Every gradient-weighted attention weight is 0 or less: no patch stands out.");
+    $("why-status").textContent = text;
+    $("why-map").setAttribute("aria-label", text);
+    $("why-scale").textContent = fmt(top);
   }
 
   /** The occlusion map, once it is in (it may come from the worker after the rest). */
@@ -193,6 +227,7 @@
   function showPicture(k) {
     slider.value = String(k);
     state.picture = k;
+    state.from = k;
     state.levels = testPicture(k);
     state.drawn = false;
     return update();
@@ -215,6 +250,22 @@
   $("clear").addEventListener("click", () => {
     state.levels.fill(0);
     state.drawn = true;
+    state.from = null;
+    update();
+  });
+  $("why").addEventListener("change", () => { // a new class: only its map is computed again
+    state.why = $("why").value === "auto" ? null : +$("why").value;
+    result.why = state.why === null ? result.predicted : state.why;
+    result.whyRollout = gradientRollout(model, result.run, result.why);
+    renderWhy();
+  });
+  $("scramble").addEventListener("click", () => {
+    state.seed += 1;
+    state.order = shuffled(state.seed, model.numTokens);
+    update();
+  });
+  $("unscramble").addEventListener("click", () => {
+    state.order = null;
     update();
   });
   $("query").addEventListener("change", render);

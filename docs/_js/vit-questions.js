@@ -1,4 +1,4 @@
-/* Notebook 08's ViT, live in the page (3 of 5): the questions asked of the model, after
+/* Notebook 08's ViT, live in the page (4 of 7): the questions asked of the model, after
  * vitexplain/interpret.py: attention and rollout, the logit lens, occlusion, and `analyse`, all
  * the page shows of one picture. The occlusion runs (one forward pass per inked patch, most of
  * the work) take shortcuts that give what ViT.forward on the occluded copies gives: block 1's
@@ -6,7 +6,8 @@
  * qkv to have no bias: scripts/export_site_vit.py asserts it).
  *
  * Needs from vit.js: the layers (linear, layerNorm, add, addMlp, blockForward), embed,
- * forward, headLogits, classToken, softmax and buffer.
+ * headLogits, classToken, softmax and buffer; from vit-backward.js: forwardKept and
+ * gradientRollout.
  */
 
   // --- the occlusion runs: ViT.forward on copies of one picture, with less work --------------
@@ -156,25 +157,31 @@
   }
 
   /** All the page shows of one picture (64 pixels in [0, 1], row-major) but the occlusion map:
-   * the picture's own forward pass and what is read from it. */
-  function analysePicture(model, image) {
+   * the picture's own forward pass (kept for the backward pass: forwardKept) and what is read
+   * from it; `why`: the class whose gradient-weighted rollout to compute, or null for the
+   * predicted one. */
+  function analysePicture(model, image, why) {
     const T = model.numTokens + 1, h = model.numHeads;
-    const run = forward(model, image, 1);
-    const probs = softmax(run.logits[0]);
+    const run = forwardKept(model, image);
+    const probs = softmax(run.logits);
     const predicted = probs.indexOf(Math.max(...probs)); // argmax: the first of equal maxima
+    const target = why === null || why === undefined ? predicted : why;
     return {
-      logits: run.logits[0],
+      logits: run.logits,
       probs: probs,
       predicted: predicted,
       maps: run.maps, // per block (h, T, T)
       rollout: attentionRollout(run.maps, T, h), // (T, T)
       lens: logitLens(model, run.classTokens, 1)[0], // (depth, K)
+      run: run, // for the gradient-weighted rollout of another class
+      why: target,
+      whyRollout: gradientRollout(model, run, target), // (T, T)
     };
   }
 
   /** Everything the page shows, for one picture: 64 pixels in [0, 1], row-major. */
-  function analyse(model, image) {
-    const result = analysePicture(model, image);
+  function analyse(model, image, why) {
+    const result = analysePicture(model, image, why);
     result.occlusion = occlusionMap(model, image, result.probs, result.predicted); // (N,)
     return result;
   }

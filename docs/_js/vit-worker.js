@@ -1,11 +1,11 @@
-/* Notebook 08's ViT, live in the page (4 of 5): the worker. The page's script runs a second
+/* Notebook 08's ViT, live in the page (5 of 7): the worker. The page's script runs a second
  * time as a Web Worker, which takes part of the occlusion runs on a second core; and the page's
  * scheduler, which decides how many runs go to the worker from the times it measures, and
  * `update`, one recompute of everything the page shows. The results are the same, to the bit,
  * on either thread, with or without the WebAssembly kernel.
  *
  * Needs: loadModel (vit.js), occludedLogits, analysePicture, inkedPatches and
- * occlusionDrops (vit-questions.js), `fast` (vit-fast.js); and from vit-page.js, which comes
+ * occlusionDrops (vit-questions.js), twinAnswers (vit-twins.js), `fast` (vit-fast.js); and from vit-page.js, which comes
  * after it, the page's model, state and pixels, `result` (what the page shows) and render.
  */
 
@@ -154,7 +154,8 @@
     // browser lay out and paint this long page between this task and the worker's answer,
     // which would then wait for it.
     const start = performance.now();
-    result = analysePicture(model, image);
+    result = analysePicture(model, image, state.why);
+    result.twins = twinAnswers(models, image, state.order, result.logits);
     const own = performance.now();
     measured("own", own - start);
     if (job.near.length) {

@@ -1,4 +1,4 @@
-/* Notebook 08's ViT, live in the page (2 of 5): the model. The forward pass of vitexplain's ViT
+/* Notebook 08's ViT, live in the page (2 of 7): the model. The forward pass of vitexplain's ViT
  * in plain JavaScript: the weights, the layers, ViT.forward.
  *
  * Read it beside vitexplain/vit.py and attention.py: the steps and the names are the package's
@@ -9,9 +9,9 @@
  * JSON block of this page); the arithmetic is JavaScript's float64, so the results are those of
  * the notebook's `vit64` (the same weights in float64) up to the order of the sums.
  *
- * docs/_ext/vx_vit.py puts the five files vit*.js into the page as one script, in one
- * function's scope (vit-fast.js, this file, vit-questions.js, vit-worker.js, vit-page.js), so
- * each sees the others' names. From vit-fast.js this file needs `product` (a layer's product:
+ * docs/_ext/vx_vit.py puts the seven files vit*.js into the page as one script, in one
+ * function's scope (vit-fast.js, this file, vit-backward.js, vit-questions.js, vit-worker.js,
+ * vit-twins.js, vit-page.js), so each sees the others' names. From vit-fast.js this file needs `product` (a layer's product:
  * the WebAssembly kernel where the browser has it, else matmulT below, to the same bits),
  * `transposed` and `allocate` (the weights and buffers kept where the kernel reads them).
  */
@@ -58,7 +58,7 @@
       numTokens: side * side, // N = 16 patch tokens
       patch_embed: { proj: linear("patch_embed.proj") }, // Linear(C*P*P, D) on patchified pixels
       cls_token: p["cls_token"], // (1, 1, D)
-      pos_embed: p["pos_embed"], // (1, N+1, D), learned
+      pos_embed: p["pos_embed"] || null, // (1, N+1, D), learned; null without (pos_embed="none")
       blocks: blocks,
       norm: layerNorm("norm"),
       head: linear("head"),
@@ -270,6 +270,7 @@
     for (let b = 0; b < B; b++) {
       tokens.set(model.cls_token, b * T * D); // torch.cat([cls, x], dim=1)
       tokens.set(patches.subarray(b * N * D, (b + 1) * N * D), b * T * D + D);
+      if (!model.pos_embed) continue; // pos_embed="none": no position at all
       for (let i = 0; i < T * D; i++) tokens[b * T * D + i] += model.pos_embed[i]; // + pos_embed
     }
     return tokens;
