@@ -3,8 +3,11 @@
 The page of `make html` is opened from its file with every request that is not a local file
 blocked and recorded. The JavaScript forward pass is compared with the package's ViT (torch, in
 this .venv) on all 397 test pictures, and the page's analyses with the package's functions on a
-sample; then the reader's controls: drawing by keyboard, mouse and touch, the slider; zero
-requests, axe in light and dark, 390 px, the size added to the page and the time of a recompute.
+sample; its gradient-weighted rollout with torch's autograd on all 397 pictures and every class;
+Scramble with both shipped models (with and without position) on 1985 shuffles; then the
+reader's controls: drawing by keyboard, mouse and touch, the slider, the class picker, Scramble;
+zero requests, axe in light and dark, 390 px, the size added to the page and the time of a
+recompute and of a class picked.
 """
 
 from __future__ import annotations

@@ -101,37 +101,36 @@
    *   dq = dS k * scale, dk = dS^T q * scale. */
   function attendBack(kept, dheads, T, h) {
     const D = dheads.length / T, d = D / h, scale = d ** -0.5, qkv = kept.qkv, A = kept.weights;
-    const dqkv = buffer("back qkv", T * 3 * D), dA = new Float64Array(h * T * T);
-    const S = new Float64Array(T * T);
-    const at = (i, part, head, c) => i * 3 * D + part * D + head * d + c; // "n (qkv h d)"
+    const dqkv = buffer("back qkv", T * 3 * D), dA = new Float64Array(h * T * T); // "n (qkv h d)"
+    const S = new Float64Array(T * T), row = 3 * D; // S: dS of one head; row: a token in qkv
     for (let head = 0; head < h; head++) {
-      const a = (i, j) => A[(head * T + i) * T + j];
+      const a = head * T * T, q = head * d, k = D + head * d, v = 2 * D + head * d; // offsets
       for (let i = 0; i < T; i++) {
         let dot = 0; // sum over l of dA[i, l] A[i, l]
         for (let j = 0; j < T; j++) {
           let s = 0;
-          for (let c = 0; c < d; c++) s += dheads[i * D + head * d + c] * qkv[at(j, 2, head, c)];
-          dA[(head * T + i) * T + j] = s;
-          dot += s * a(i, j);
+          for (let c = 0; c < d; c++) s += dheads[i * D + q + c] * qkv[j * row + v + c];
+          dA[a + i * T + j] = s;
+          dot += s * A[a + i * T + j];
         }
-        for (let j = 0; j < T; j++) S[i * T + j] = a(i, j) * (dA[(head * T + i) * T + j] - dot);
+        for (let j = 0; j < T; j++) S[i * T + j] = A[a + i * T + j] * (dA[a + i * T + j] - dot);
       }
       for (let j = 0; j < T; j++) {
         for (let c = 0; c < d; c++) {
           let dv = 0, dk = 0;
           for (let i = 0; i < T; i++) {
-            dv += a(i, j) * dheads[i * D + head * d + c];
-            dk += S[i * T + j] * qkv[at(i, 0, head, c)];
+            dv += A[a + i * T + j] * dheads[i * D + q + c];
+            dk += S[i * T + j] * qkv[i * row + q + c];
           }
-          dqkv[at(j, 2, head, c)] = dv;
-          dqkv[at(j, 1, head, c)] = dk * scale;
+          dqkv[j * row + v + c] = dv;
+          dqkv[j * row + k + c] = dk * scale;
         }
       }
       for (let i = 0; i < T; i++) {
         for (let c = 0; c < d; c++) {
           let dq = 0;
-          for (let j = 0; j < T; j++) dq += S[i * T + j] * qkv[at(j, 1, head, c)];
-          dqkv[at(i, 0, head, c)] = dq * scale;
+          for (let j = 0; j < T; j++) dq += S[i * T + j] * qkv[j * row + k + c];
+          dqkv[i * row + q + c] = dq * scale;
         }
       }
     }
