@@ -40,6 +40,10 @@ PAGE_BUDGET = 2 * 1024 * 1024  # bytes the live ViT may add to the page, weights
 # the WebAssembly kernel) / one thread with the kernel / one thread in plain JavaScript: at load
 # average 1.6 to 2.9, fastest 10.8 to 11.3 / 13.5 to 14.6 / 23.0 to 27.5 ms, median 13.8 to 17.1
 # / 18.8 to 19.4 / 31.8 to 36.7 ms; with two busy loops beside it, median 18.3 / 19.6 / 46.1 ms.
+# With the class map (a backward pass) and the twins (the model without position in order, both
+# models scrambled: 3 forward passes), scrambled, at load average 16.6: fastest 22.3 / 18.4 /
+# 36.3 ms, median 35.6 / 53.8 / 85.2 ms; the page before them and after, in turns at load 17:
+# fastest 10.4 and 8.8 ms (8.6 scrambled), median 29.5 and 26.5 ms (38.5 scrambled).
 # This bound guards against a slowdown, under CI load too (other sessions keep both cores busy,
 # the worker then seldom finds a free core); the medians, compared below in the same run, guard
 # the kernel's gain.

@@ -10,15 +10,16 @@
  * step by step the reverse of ViT.forward (vit.js), on one picture: what torch's autograd
  * computes (an e2e test compares the maps with it on every test picture and class).
  *
- * Needs from vit.js: embed, layerNorm, linear, attend, gelu, add, headLogits, classToken, erf.
+ * Needs from vit.js: embed, layerNorm, linear, attend, gelu, add, headLogits, classToken, erf
+ * and buffer; from vit-fast.js: product and allocate.
  */
 
   // --- the forward pass, keeping what the backward pass reads --------------------------------
 
   /** ViT.forward on one picture (64 pixels) -> its logits (K,), each block's attention weights
    * (h, T, T) and class token after it (D,), and `kept`: per block its input x, q k v (T, 3D),
-   * attention weights, the heads' outputs (T, D), its middle x + attn(norm1(x)) (T, D) and the
-   * MLP's fc1 output before GELU (T, H), all copied out of vit.js's reused buffers. */
+   * attention weights, its middle x + attn(norm1(x)) (T, D) and the MLP's fc1 output before
+   * GELU (T, H), all copied out of vit.js's reused buffers. */
   function forwardKept(model, image) {
     const T = model.numTokens + 1, D = model.embedDim, h = model.numHeads;
     const x = embed(model, image, 1); // (T, D)
@@ -27,13 +28,12 @@
       const input = x.slice();
       const qkv = linear(block.attn.qkv, layerNorm(block.norm1, x, T, "norm"), T, "qkv").slice();
       const weights = new Float64Array(h * T * T);
-      const heads = attend(qkv, 1, T, h, weights).slice(); // (T, h d)
-      add(x, linear(block.attn.proj, heads, T, "proj"));
+      add(x, linear(block.attn.proj, attend(qkv, 1, T, h, weights), T, "proj"));
       const middle = x.slice();
       const hidden = linear(block.mlp.fc1, layerNorm(block.norm2, x, T, "norm"), T, "hidden");
       const beforeGelu = hidden.slice(); // (T, H)
       add(x, linear(block.mlp.fc2, gelu(hidden), T, "mlp"));
-      kept.push({ input, qkv, weights, heads, middle, beforeGelu });
+      kept.push({ input, qkv, weights, middle, beforeGelu });
       maps.push(weights);
       classTokens.push(classToken(x, 1, T, D));
     }
@@ -178,7 +178,8 @@
       const G = gradients[b];
       mean.fill(0); // Abar = mean over heads of clamp(G * A, min=0)
       for (let head = 0; head < h; head++) {
-        for (let i = 0; i < T * T; i++) mean[i] += Math.max(0, G[head * T * T + i] * A[head * T * T + i]);
+        const at = head * T * T;
+        for (let i = 0; i < T * T; i++) mean[i] += Math.max(0, G[at + i] * A[at + i]);
       }
       for (let i = 0; i < T * T; i++) mean[i] /= h;
       const next = R.slice(); // R + Abar @ R

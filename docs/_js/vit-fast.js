@@ -92,8 +92,9 @@
     ]);
   }
 
-  // The heap: 256 pages of 64 KiB, 16 MiB, for the weights (1 MiB) and the buffers (3 MiB for
-  // 16 occlusion runs, each grown by doubling, so at most twice that with the ones outgrown);
+  // The heap: 256 pages of 64 KiB, 16 MiB, for the weights (1 MiB a model: the model, its twin
+  // without position, and the copies the backward pass reads) and the buffers (3 MiB for 16
+  // occlusion runs, each grown by doubling, so at most twice that with the ones outgrown);
   // past its end, arrays are plain ones and matmulT does their products. `fast` is null where
   // the browser has no WebAssembly or no SIMD: matmulT then does every product.
   const fast = (() => {

@@ -83,8 +83,8 @@
       ctx.stroke();
     }
     const orderText = order
-      ? "Shuffle " + state.seed + ": the patches (numbered 1–16 row by row) now sit in the order " +
-        order.map((p) => p + 1).join(" ") + "."
+      ? "Shuffle " + state.seed + ": the patches (numbered 1–16 row by row) now sit in the " +
+        "order " + order.map((p) => p + 1).join(" ") + "."
       : "In order: no shuffle yet (or put back).";
     $("order").textContent = orderText;
     canvas.setAttribute("aria-label", "The picture the twin models read, " +

@@ -5,8 +5,9 @@
  * on either thread, with or without the WebAssembly kernel.
  *
  * Needs: loadModel (vit.js), occludedLogits, analysePicture, inkedPatches and
- * occlusionDrops (vit-questions.js), twinAnswers (vit-twins.js), `fast` (vit-fast.js); and from vit-page.js, which comes
- * after it, the page's model, state and pixels, `result` (what the page shows) and render.
+ * occlusionDrops (vit-questions.js), twinAnswers (vit-twins.js), `fast` (vit-fast.js); and
+ * from vit-page.js, which comes after it, the page's model, models, state and pixels, `result`
+ * (what the page shows) and render.
  */
 
   // This script's own text, read while it runs (document.currentScript is null afterwards): the

@@ -11,9 +11,11 @@
  *
  * docs/_ext/vx_vit.py puts the seven files vit*.js into the page as one script, in one
  * function's scope (vit-fast.js, this file, vit-backward.js, vit-questions.js, vit-worker.js,
- * vit-twins.js, vit-page.js), so each sees the others' names. From vit-fast.js this file needs `product` (a layer's product:
- * the WebAssembly kernel where the browser has it, else matmulT below, to the same bits),
- * `transposed` and `allocate` (the weights and buffers kept where the kernel reads them).
+ * vit-twins.js, vit-page.js), so each sees the others' names. From vit-fast.js this file needs
+ * `product` (a layer's product: the WebAssembly kernel where the browser has it, else matmulT
+ * below, to the same bits), `transposed` and `allocate` (the weights and buffers kept where the
+ * kernel reads them). The twin without position (digits_vit_none.pt) is loaded by the same
+ * loadModel: it has no pos_embed, and embed adds none.
  */
 
   // --- the weights --------------------------------------------------------------------------
