@@ -739,6 +739,11 @@ def test_the_live_vit_adds_at_most_2_mb_to_the_page():
     sizes = ", ".join(f"{name} {size / 1024:.0f} KB" for name, size in parts.items())
     print(f"\nadded to notebook 08's page: {added / 1024:.0f} KB ({sizes})")
     assert added <= PAGE_BUDGET
+    # the page says what its weights and pictures weigh (the JSON blocks' text, escaped)
+    weights = parts["vx-vit-data"] + parts["vx-vit-twin"]
+    weights -= 2 * len('<script type="application/json" id="vx-vit-data">')
+    said = f"come with the page: {weights / 2**20:.1f} MB of it"
+    assert said in " ".join(text[start:end].split())
 
 
 # in a page without a worker: Worker missing, or one whose script fails as it starts

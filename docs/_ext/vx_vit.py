@@ -51,8 +51,9 @@ def _canvas(vx: str, size: int, label: str) -> str:
     )
 
 
-def widget_html(num_classes: int, depth: int, heads: int, grid: int) -> str:
-    """The widget's markup; vit-page.js fills it in and shows it (hidden without JavaScript)."""
+def widget_html(num_classes: int, depth: int, heads: int, grid: int, weight: int) -> str:
+    """The widget's markup; vit-page.js fills it in and shows it (hidden without JavaScript).
+    weight: the bytes of the two JSON blocks (both models' weights and the test pictures)."""
     patches = "".join(
         f'<option value="{1 + i}">patch at row {i // grid + 1}, column {i % grid + 1}</option>'
         for i in range(grid * grid)
@@ -84,7 +85,9 @@ def widget_html(num_classes: int, depth: int, heads: int, grid: int) -> str:
 <p>Everything below is computed in your browser, at once, from the shipped weights
 (<code>digits_vit_learned.pt</code>, the model of this notebook) by the JavaScript of
 <code>docs/_js/vit.js</code> (its matrix products in a small WebAssembly kernel, in
-<code>vit-fast.js</code>): nothing is sent anywhere. Draw a digit or pick a test picture.</p>
+<code>vit-fast.js</code>): nothing is sent anywhere. The weights of this model and of its twin
+below, and the 397 test pictures, come with the page: {weight / 2**20:.1f} MB of it, the numbers
+as the models hold them (float32, in base64). Draw a digit or pick a test picture.</p>
 <div class="vx-vit-input">
 <div class="vx-vit-drawing">
 <canvas data-vx="draw" class="vx-vit-draw" width="192" height="192" tabindex="0"
@@ -194,9 +197,10 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict, d
     data = json.loads(DATA.read_text(encoding="utf-8"))
     config = data["config"]
     grid = config["img_size"][0] // config["patch_size"]
-    markup = widget_html(config["num_classes"], config["depth"], config["num_heads"], grid)
     payload = DATA.read_text(encoding="utf-8").strip().replace("</", "<\\/")
     twin = TWIN.read_text(encoding="utf-8").strip().replace("</", "<\\/")
+    weight = len(payload.encode()) + len(twin.encode())
+    markup = widget_html(config["num_classes"], config["depth"], config["num_heads"], grid, weight)
     parts = []
     for path in SCRIPTS:
         part = path.read_text(encoding="utf-8")
