@@ -457,7 +457,7 @@ class Explore:
         )
         if candidates[0] == x:
             return None
-        nearest = [v for v in candidates if abs(v - x) == abs(candidates[0] - x)]
+        nearest = sorted(v for v in candidates if abs(v - x) == abs(candidates[0] - x))
         where = "is outside the range" if not spec.min <= x <= spec.max else "is not a setting"
         near = (
             f"the nearest it can show is {nearest[0]}"

@@ -350,6 +350,7 @@
   window.vxExplore = {
     countTokens: countTokens, softSplit: softSplit, clockPairs: clockPairs,
     clockPeriod: clockPeriod, sinusoid: sinusoid, typedValue: typedValue,
+    describe: function (kind, v, size) { return describe[kind](v, size); },
   };
   function setUpAll() {
     document.querySelectorAll(".vx-explore").forEach(setUp);
