@@ -7,7 +7,10 @@ caption (shown without JavaScript too), and the frames of every state of the sec
 all read from ``docs/_data/explore/`` (written by ``scripts/explore_frames.py`` with the package,
 at ``make figures`` time; the site build needs no torch). ``docs/_js/explore.js`` is inlined as
 a classic script that swaps the frames and computes the closed-form numbers; the frames are
-copied next to the pages (``_explore/``), so nothing is fetched from the network.
+copied next to the pages (``_explore/``), so nothing is fetched from the network, and only the
+starting frame loads with the page (the others when the section comes near the screen). Each
+slider's ``aria-valuetext`` says what its value means (``Explore.says``); an "Actual size"
+button shows the frame at its own pixels in a box that scrolls sideways under the sliders.
 """
 
 from __future__ import annotations
