@@ -5,9 +5,12 @@ no `VITEXPLAIN_FIGURES_DIR`: no error may show), then
 * every control is a slider whose accessible name is its visible label and whose value is what
   the reader sees, in Chromium's own accessibility tree (the DevTools protocol's Accessibility
   domain), not only axe: a number's slider runs over the numbers themselves (stride 10 is 10), a
-  list's over its positions with the label in ``aria-valuetext`` (patch size 20 reads "20", base
-  10^4 "10^4"; Chromium's protocol does not report aria-valuetext, so that attribute is read from
-  the DOM); the section has no Tab stop without a name (no readout box beside a slider);
+  list's over its positions; every slider's ``aria-valuetext`` says what its value means, as on
+  the site (issue 38: a bare "20" or "10^4" before; now "patch size 20 pixels", "base 10^4 =
+  10,000", "stride 10 pixels": Explore.says; Chromium's protocol does not report
+  aria-valuetext, so that attribute is read from the DOM), and each slider is a target at least
+  24 px tall (16 px before); the section has no Tab stop without a name (no readout box beside
+  a slider);
 * by keyboard alone, Tab reaches each control and an arrow key moves it: the value changes, the
   figure is redrawn with the package's alt text and caption (explore.texts), a polite live
   region announces the caption, the focus stays in the control and the notebook's cell selection
@@ -144,15 +147,16 @@ def test_explore_in_lab_by_keyboard_and_screen_reader_then_saved_and_reopened(
     for c, name in enumerate(names):
         node = ax_node(cdp, f"{WIDGET} input", c)
         spec = explore.controls[name]
-        start = explore.labels(name)[explore.values(name).index(spec.value)]
+        start = explore.says(name)[explore.values(name).index(spec.value)]
         assert ax_text(node, "role") == "slider", node
         assert ax_text(node, "name") == spec.description, node
         if isinstance(spec, vx.Number):  # the slider's own value is the number
             assert ax_text(node, "value") == spec.value, node
-        else:  # a list's position; the label is in aria-valuetext, which the protocol's
-            # Accessibility domain does not report (its valuetext is the value's text)
+        else:  # a list's position
             assert ax_text(node, "value") == explore.values(name).index(spec.value), node
-            assert sliders.nth(c).get_attribute("aria-valuetext") == start
+        # What the value means, which the protocol's Accessibility domain does not report
+        assert sliders.nth(c).get_attribute("aria-valuetext") == start
+        assert sliders.nth(c).bounding_box()["height"] >= 24
     # ipywidgets wrote title="null" on its labels; these have no title at all.
     assert cell.locator(f"{WIDGET} [title]").count() == 0
     # No Tab stop without a name in the section: the sliders are all of them.
@@ -191,6 +195,8 @@ def test_explore_in_lab_by_keyboard_and_screen_reader_then_saved_and_reopened(
         values[name] = choices[position]
         alt, text = explore.texts(**values)
         expect(caption).to_have_text(text, timeout=RUN_ALL_TIMEOUT)
+        says = explore.says(name)[position]
+        assert page.evaluate("document.activeElement.getAttribute('aria-valuetext')") == says
         assert figure.get_attribute("alt") == alt, (control, values)
         expect(status).to_have_text(text, timeout=RUN_ALL_TIMEOUT)
     assert ax_property(ax_node(cdp, ".vx-explore-status", 0), "live") == "polite"

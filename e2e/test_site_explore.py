@@ -12,13 +12,24 @@ docs/_js/explore.js. Checked here against the package and the stored manifests:
   clock pairs, periods and table values);
 * zero requests beyond the page's files, no JavaScript error, axe 0 in light and dark, no
   sideways scroll at 390 px (test_site_reader.py), and the starting figure with its caption
-  without JavaScript.
+  without JavaScript;
+* issue 38's rough edges, each with the input that showed it: a typed value the notebook's
+  control does not offer is refused with the range and the nearest (vitexplain's
+  Explore.refusal), never computed as another; the numbers are a live region; the calculator
+  moves the figure; the sliders' aria-valuetext says what a value means; the sliders are 24 px
+  tall targets; a skip link reaches the first slider; at 390 px the frames' text is at least
+  9 px with slider and figure on screen together; 03's page loads at most 1.5 MB, its frames
+  when the section is reached (from file:// and served over HTTP).
 """
 
 from __future__ import annotations
 
+import functools
+import http.server
 import json
 import math
+import threading
+import urllib.parse
 from pathlib import Path
 
 import numpy as np
@@ -85,11 +96,15 @@ def test_every_state_by_keyboard_shows_its_frame_alt_and_caption(page: Page, not
         # Its accessible name is the notebook's label; its value as the reader sees it.
         named = page.get_by_role("slider", name=control["label"], exact=True)
         assert named.count() == 1 and named.get_attribute("id") == slider.get_attribute("id")
+        # What the value means (issue 38: a bare "20" or "10^4" before), the label beside it.
+        assert slider.get_attribute("aria-valuetext") == control["says"][control["start"]]
         slider.focus()
         page.keyboard.press("End")
-        assert slider.get_attribute("aria-valuetext") == control["labels"][-1]
+        assert slider.get_attribute("aria-valuetext") == control["says"][-1]
         page.keyboard.press("Home")
-        assert slider.get_attribute("aria-valuetext") == control["labels"][0]
+        assert slider.get_attribute("aria-valuetext") == control["says"][0]
+        output = page.locator(f"output[for='{slider.get_attribute('id')}']")
+        assert output.text_content() == control["labels"][0]
     # Now at state 0; walk the grid in the states' order with the arrow keys (the last slider
     # moves fastest), checking each state against the manifest.
     sizes = [len(c["values"]) for c in manifest["controls"]]
@@ -305,3 +320,285 @@ def test_the_explore_sections_fit_the_site_budget():
         assert len(sections) == 1, notebook
         markup += len(sections[0].encode())
     assert frames + markup <= 6_000_000, (frames, markup)
+
+
+# --- issue 38: the rough edges, each with the input that showed it ------------------------------
+
+# (section, control, typed): issue 38's four (d = 9 showed 10, d = 1000 768, d = 0 8, k = 81 80)
+# and the other values typed then, in and out of the notebook's range.
+TYPED = [
+    ("03", "dim", t)
+    for t in ["9", "1000", "0", "-2", "7", "769", "770", "18.5", "2.5", "8", "16", "100", "768"]
+] + [
+    ("05", name, t)
+    for name, typed in {
+        "k": ["81", "0", "-1", "2.5", "1", "7", "80"],
+        "s": ["0", "41", "1000", "4.5", "1", "3", "40"],
+        "p": ["-1", "21", "0.5", "0", "3", "20"],
+    }.items()
+    for t in typed
+]
+NUMBERS_JS = "(s) => document.querySelector(s + ' .vx-explore-numbers').textContent"
+
+
+@pytest.fixture(scope="module")
+def sections():
+    from vitexplain.explore import site_explores
+
+    return {name[:2]: explore for name, explore in site_explores().items()}
+
+
+@pytest.mark.parametrize("notebook", ["03_sinusoidal_pe_clocks", "05_t2t_soft_split"])
+def test_a_typed_value_is_refused_with_the_range_and_the_nearest_never_clamped(
+    page: Page, notebook: str, sections
+):
+    """Each typed value: the package's refusal (Explore.refusal) word for word, the field marked
+    invalid and the figure left alone; or, for a value the notebook offers, the numbers of that
+    very value (the page's closed form for it, checked above against the package)."""
+    _open(page, notebook)
+    section = f"#vx-explore-{notebook[:2]}"
+    explore = sections[notebook[:2]]
+    refused = 0
+    for where, name, typed in TYPED:
+        if where != notebook[:2]:
+            continue
+        field = page.locator(f"#vx-{where}-any-{name}")
+        start = str(explore.controls[name].value)
+        field.fill(start)
+        src = page.evaluate(SHOWN_JS, section)["src"]
+        field.fill(typed)
+        shown = page.evaluate(NUMBERS_JS, section)
+        message = explore.refusal(name, typed)
+        if message is not None:
+            refused += 1
+            assert shown == message, typed
+            assert field.get_attribute("aria-invalid") == "true"
+            assert page.evaluate(SHOWN_JS, section)["src"] == src, "a refused value moved it"
+        else:
+            values = {n: explore.controls[n].value for n in explore.controls}
+            values[name] = int(typed)
+            expected = page.evaluate(
+                "([kind, v, size]) => vxExplore.describe(kind, v, size)",
+                [
+                    {"03": "clocks", "05": "softsplit"}[where],
+                    values,
+                    _manifest(notebook)["picture"],
+                ],
+            )
+            assert shown.startswith(expected), (typed, shown)
+            assert field.get_attribute("aria-invalid") is None
+        field.fill(start)
+    assert refused >= 5
+    assert page.errors == []
+
+
+def test_the_numbers_are_a_live_region(page: Page):
+    """Issue 38: the result paragraph was not announced. Chromium's accessibility tree."""
+    _open(page, "05_t2t_soft_split")
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("Accessibility.enable")
+    root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+    node_id = cdp.send("DOM.querySelector", {"nodeId": root, "selector": ".vx-explore-numbers"})
+    node = cdp.send(
+        "Accessibility.getPartialAXTree",
+        {"nodeId": node_id["nodeId"], "fetchRelatives": False},
+    )["nodes"][0]
+    live = {p["name"]: p["value"].get("value") for p in node.get("properties", [])}
+    assert node["role"]["value"] == "status" and live.get("live") == "polite", node
+
+
+def test_the_calculator_moves_the_figure_to_the_nearest_drawn_setting(page: Page):
+    """Issue 38: on 03 and 05 the calculator's controls moved no figure. A drawn setting shows
+    its own frame; another shows the nearest drawn one, and the numbers say which."""
+    manifest = _manifest("03_sinusoidal_pe_clocks")
+    _open(page, "03_sinusoidal_pe_clocks")
+    frame_of = {(s["values"]["base"], s["values"]["dim"]): s for s in manifest["states"]}
+    field = page.locator("#vx-03-any-dim")
+    field.fill("16")  # drawn: its frame, no note
+    shown = page.evaluate(SHOWN_JS, "#vx-explore-03")
+    assert shown["src"].endswith(frame_of[(1e4, 16)]["frame"])
+    assert shown["caption"] == frame_of[(1e4, 16)]["caption"]
+    assert "no frame" not in shown["numbers"]
+    assert page.locator("#vx-03-dim").input_value() == "1"  # the slider followed (d = 16)
+    field.fill("100")  # not drawn: the nearest, 64, and the numbers say so
+    shown = page.evaluate(SHOWN_JS, "#vx-explore-03")
+    assert shown["src"].endswith(frame_of[(1e4, 64)]["frame"])
+    assert "the figure shows the nearest drawn, d = 64" in shown["numbers"]
+    assert shown["numbers"].startswith("Tokens per turn")  # the numbers are d = 100's
+    base = page.locator("#vx-03-any-base")
+    base.focus()
+    page.keyboard.press("ArrowRight")  # 10^4.25, not drawn: 10^4 is the nearest on a log scale
+    shown = page.evaluate(SHOWN_JS, "#vx-explore-03")
+    assert shown["src"].endswith(frame_of[(1e4, 64)]["frame"])
+    assert "base = 10^4 (frames for" in shown["numbers"]
+    page.keyboard.press("ArrowRight")  # 10^4.5, drawn
+    shown = page.evaluate(SHOWN_JS, "#vx-explore-03")
+    assert shown["src"].endswith(frame_of[(10**4.5, 64)]["frame"])
+    _open(page, "05_t2t_soft_split")
+    page.locator("#vx-05-any-k").fill("7")
+    page.locator("#vx-05-any-s").fill("4")
+    page.locator("#vx-05-any-p").fill("2")  # T2T's first split, drawn
+    state = next(
+        s for s in _manifest("05_t2t_soft_split")["states"] if s["values"] == dict(k=7, s=4, p=2)
+    )
+    shown = page.evaluate(SHOWN_JS, "#vx-explore-05")
+    assert shown["src"].endswith(state["frame"]) and shown["alt"] == state["alt"]
+    assert page.errors == []
+
+
+def test_sliders_are_24_px_tall_targets_and_a_skip_link_reaches_the_first(page: Page):
+    """Issue 38: sliders 16 px high; 60 to 87 Tab presses to the first slider (71 to 99 here
+    before this change). Now the page's second Tab stop is a skip link to it."""
+    for notebook in SECTIONS:
+        _open(page, notebook)
+        heights = page.evaluate(
+            "[...document.querySelectorAll('.vx-explore input[type=range]')]"
+            ".map(i => i.getBoundingClientRect().height)"
+        )
+        assert heights and min(heights) >= 24, (notebook, heights)
+        presses = 0
+        while presses < 5:
+            page.keyboard.press("Tab")
+            presses += 1
+            if page.evaluate("document.activeElement.classList.contains('vx-explore-skip')"):
+                break
+        assert page.evaluate("document.activeElement.textContent") == (
+            "Skip to the Explore controls"
+        )
+        page.keyboard.press("Enter")
+        first = page.locator(f"#vx-explore-{notebook[:2]} input.vx-explore-slider").first
+        assert page.evaluate("document.activeElement.id") == first.get_attribute("id")
+        assert presses <= 3, presses
+        assert first.is_visible() and first.evaluate(
+            "e => e.getBoundingClientRect().top >= 0 && "
+            "e.getBoundingClientRect().bottom <= innerHeight"
+        )
+
+
+def test_at_390_px_the_frames_text_is_legible_beside_the_sliders(
+    browser: Browser, browser_context_args: dict
+):
+    """Issue 38: 01's and 03's frames were shown at 0.43 and 0.38 (10-pt text at 5-6 px) and
+    only a modal showed them larger. Now a frame that would shrink below 9-px text starts at
+    actual size in a box that scrolls sideways under the sliders; Actual size switches."""
+    context = browser.new_context(
+        **{**browser_context_args, "viewport": {"width": 390, "height": 844}}
+    )
+    try:
+        page = context.new_page()
+        for notebook in SECTIONS:
+            _open(page, notebook)
+            section = page.locator(f"#vx-explore-{notebook[:2]}")
+            img = section.locator(".vx-explore-figure img")
+            slider = section.locator("input.vx-explore-slider").first
+            slider.focus()
+            slider.evaluate("e => scrollTo(0, e.getBoundingClientRect().top + scrollY - 80)")
+            shown, natural = img.evaluate("i => [i.getBoundingClientRect().width, i.naturalWidth]")
+            print(f"{notebook} at 390 px: 10-pt text at {10 / 72 * 100 * shown / natural:.1f} px")
+            assert 10 / 72 * 100 * shown / natural >= 9, (notebook, shown, natural)
+            assert page.evaluate("document.documentElement.scrollWidth") <= 390
+            # the slider and the figure on screen together
+            top = slider.evaluate("e => e.getBoundingClientRect().top")
+            bottom = img.evaluate("e => e.getBoundingClientRect().top + 100")
+            assert 0 <= top and bottom <= 844, (notebook, top, bottom)
+            zoom = section.locator("button.vx-explore-zoom")
+            pressed = zoom.get_attribute("aria-pressed")
+            column = section.evaluate("s => s.clientWidth")
+            assert pressed == ("true" if column / natural < 0.65 else "false"), notebook
+            if pressed == "true":
+                box = section.locator(".vx-explore-frame")
+                assert box.get_attribute("tabindex") == "0" and box.get_attribute("aria-label")
+                assert box.evaluate("b => b.scrollWidth > b.clientWidth")
+                zoom.click()  # fit: the whole figure, small
+                assert zoom.get_attribute("aria-pressed") == "false"
+                assert img.evaluate("i => i.getBoundingClientRect().width") < natural
+                zoom.click()
+                assert img.evaluate("i => i.getBoundingClientRect().width") == natural
+    finally:
+        context.close()
+
+
+def _bytes(addresses: set[str]) -> int:
+    """The bytes of the site's files at these addresses (file:// or the server's)."""
+    total = 0
+    for address in addresses:
+        path = urllib.parse.unquote(urllib.parse.urlparse(address).path)
+        local = Path(path) if address.startswith("file://") else SITE / path.lstrip("/")
+        total += local.stat().st_size if local.is_file() else 0
+    return total
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # the site's own server, quiet
+        pass
+
+
+@pytest.mark.parametrize("served", [False, True], ids=["file", "http"])
+def test_03_loads_at_most_1_5_mb_and_its_frames_when_the_section_is_reached(
+    browser: Browser, browser_context_args: dict, served: bool
+):
+    """Issue 38: 03's page loaded 3.69 MB, all 90 frames with it (3.68 MB here before). Now only
+    the starting frame loads with the page; the others when the section comes near the screen,
+    from file:// and over HTTP from the site's own folder, with no other request."""
+    manifest = _manifest("03_sinusoidal_pe_clocks")
+    context = browser.new_context(**browser_context_args)
+    server = None
+    try:
+        page = context.new_page()
+        attempted: list[str] = []
+        if served:
+            handler = functools.partial(_QuietHandler, directory=str(SITE))
+            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+            threading.Thread(target=server.serve_forever, daemon=True).start()
+            origin = f"http://127.0.0.1:{server.server_address[1]}/"
+
+            def guard(route):
+                if route.request.url.startswith((origin, "data:")):
+                    route.continue_()
+                else:
+                    attempted.append(route.request.url)
+                    route.abort()
+
+            context.route("**/*", guard)
+            url = origin + "notebooks/03_sinusoidal_pe_clocks.html"
+        else:
+            attempted = block_network(context)
+            url = (SITE / "notebooks" / "03_sinusoidal_pe_clocks.html").as_uri()
+        requested: list[str] = []
+        page.on("request", lambda r: requested.append(r.url))
+        page.goto(url, wait_until="load")
+        page.wait_for_timeout(500)
+        total = _bytes(set(requested))
+        frames = [u for u in set(requested) if "/_explore/" in u]
+        print(f"03 ({'http' if served else 'file'}): {total:,} bytes at load")
+        start = manifest["states"][_start(manifest)]["frame"]
+        assert [f.split("/_explore/")[1] for f in frames] == [start]
+        assert total <= 1_500_000, total
+        page.locator("#vx-explore-03").scroll_into_view_if_needed()
+        expected = {s["frame"] for s in manifest["states"]}
+        for _ in range(100):  # the frames load once the section is near the screen
+            if {u.split("/_explore/")[1] for u in requested if "/_explore/" in u} == expected:
+                break
+            page.wait_for_timeout(100)
+        assert {u.split("/_explore/")[1] for u in requested if "/_explore/" in u} == expected
+        slider = page.locator("#vx-03-dim")
+        slider.focus()
+        page.keyboard.press("End")
+        shown = page.evaluate(SHOWN_JS, "#vx-explore-03")
+        base, dims = (
+            (c["start"] for c in manifest["controls"]),
+            len(manifest["controls"][1]["values"]),
+        )
+        last = manifest["states"][next(base) * dims + dims - 1]
+        assert shown["src"].endswith(last["frame"]) and shown["caption"] == last["caption"]
+        assert page.evaluate(
+            "i => i.decode().then(() => i.naturalWidth > 0)",
+            page.locator("#vx-explore-03 img").element_handle(),
+        )
+        assert attempted == []
+    finally:
+        context.close()
+        if server is not None:
+            server.shutdown()
+            server.server_close()

@@ -29,25 +29,24 @@ OUT = ROOT / "docs" / "_data" / "explore"
 
 
 def control_entry(explore, name: str) -> dict[str, Any]:
-    """One control of the manifest: its label, the site's values and JupyterLab's range."""
+    """One control of the manifest: its label, the site's values (with their labels and what
+    each means to a screen reader) and JupyterLab's range."""
     from vitexplain.explore import Choice
 
     spec = explore.controls[name]
     grid = explore.grid(name)
+    values, labels, says = explore.values(name), explore.labels(name), explore.says(name)
     if isinstance(spec, Choice):
-        options = list(spec.options)
-        labels = [o[0] if isinstance(o, tuple) and len(o) == 2 else str(o) for o in options]
-        values = explore.values(name)
-        lab = {"values": values, "labels": labels}
-        grid_labels = [labels[values.index(v)] for v in grid]
-    else:
+        lab = {"values": values, "labels": labels, "says": says}
+    else:  # the calculator's number field: its range in words, for a refused value
         lab = {"min": spec.min, "max": spec.max, "step": spec.step}
-        grid_labels = [str(v) for v in grid]
+        lab["takes"] = explore.range_text(name)
     return {
         "name": name,
         "label": spec.description,
         "values": grid,
-        "labels": grid_labels,
+        "labels": [labels[values.index(v)] for v in grid],
+        "says": [says[values.index(v)] for v in grid],
         "start": grid.index(spec.value),
         "lab": lab,
     }

@@ -189,3 +189,146 @@ def test_without_ipywidgets_an_explore_cell_prints_one_line_naming_the_extra():
     assert result.stderr == ""  # no traceback, no warning
     assert result.stdout == MISSING_WIDGETS_MESSAGE + "\n"
     assert 'pip install "vitexplain[notebooks]"' in MISSING_WIDGETS_MESSAGE
+
+
+# --- the series' sections: typed values, what a value means, 03's caption -------------------------
+
+
+def _brute_nearest(allowed: list[int], x: float) -> list[int]:
+    gap = min(abs(v - x) for v in allowed)
+    return [v for v in allowed if abs(v - x) == gap]
+
+
+# The values typed into the site's calculators that issue 38 found clamped (d = 9 showed 10,
+# d = 1000 showed 768, d = 0 showed 8, k = 81 showed 80), and their neighbours.
+TYPED = {
+    ("03", "dim"): ["9", "1000", "0", "-2", "7", "769", "770", "18.5", "2.5", "8", "768", "18"],
+    ("05", "k"): ["81", "0", "-1", "2.5", "1", "80", "20"],
+    ("05", "s"): ["0", "41", "1000", "4.5", "1", "40"],
+    ("05", "p"): ["-1", "21", "0.5", "0", "20"],
+}
+
+
+@pytest.fixture(scope="module")
+def sections():
+    from vitexplain.explore import site_explores
+
+    explores = site_explores()
+    return {name[:2]: explore for name, explore in explores.items()}
+
+
+@pytest.mark.parametrize(("section", "name"), list(TYPED))
+def test_a_typed_value_outside_the_control_is_refused_with_the_range_and_the_nearest(
+    sections, section, name
+):
+    """Never another setting in silence: the refusal names the range and the nearest values the
+    control can show (brute force over all of them), and a value the control offers passes."""
+    explore = sections[section]
+    allowed = explore.values(name)
+    for typed in TYPED[(section, name)]:
+        x = float(typed)
+        message = explore.refusal(name, typed)
+        if x in allowed:
+            assert message is None, (typed, message)
+            continue
+        assert message is not None, typed
+        assert message.startswith(f"{explore.controls[name].description} = {typed} ")
+        assert f"from {allowed[0]} to {allowed[-1]}" in message, message
+        nearest = _brute_nearest(allowed, x)
+        assert message.endswith(" and ".join(map(str, nearest)) + "."), (typed, message)
+        outside = not allowed[0] <= x <= allowed[-1]
+        assert ("is outside the range" in message) == outside, message
+    assert explore.refusal(name, "") == explore.refusal(name, "abc")
+    assert explore.refusal(name, "").endswith(f"from {allowed[0]} to {allowed[-1]}.")
+
+
+def test_the_issue_inputs_say_what_they_show(sections):
+    clocks, split = sections["03"], sections["05"]
+    assert clocks.refusal("dim", "9") == (
+        "d = 9 is not a setting: d takes the even numbers from 8 to 768; "
+        "the nearest it can show are 8 and 10."
+    )
+    assert clocks.refusal("dim", "1000").endswith("the nearest it can show is 768.")
+    assert clocks.refusal("dim", "0").endswith("the nearest it can show is 8.")
+    assert split.refusal("k", "81") == (
+        "kernel k = 81 is outside the range: kernel k takes the whole numbers from 1 to 80; "
+        "the nearest it can show is 80."
+    )
+    with pytest.raises(TypeError, match="refusal needs a Number control, got 'base'"):
+        clocks.refusal("base", "10")
+
+
+def test_every_integer_typed_near_a_range_is_refused_exactly_when_it_is_not_offered(sections):
+    for section, name in TYPED:
+        explore = sections[section]
+        allowed = explore.values(name)
+        for x in range(allowed[0] - 5, allowed[-1] + 6):
+            message = explore.refusal(name, str(x))
+            assert (message is None) == (x in allowed), (name, x, message)
+            if message:
+                assert message.endswith(" and ".join(map(str, _brute_nearest(allowed, x))) + ".")
+
+
+def test_each_value_says_what_it_means(sections):
+    """The sliders' aria-valuetext (JupyterLab and the site): not a bare "20" or "10^4"."""
+    tokens, clocks, split = sections["01"], sections["03"], sections["05"]
+    assert tokens.says("patch_size")[-1] == "patch size 20 pixels"
+    assert tokens.says("patch_size")[0] == "patch size 1 pixel"
+    base = clocks.says("base")
+    assert base[clocks.values("base").index(1e4)] == "base 10^4 = 10,000"
+    assert base[-1] == "base 10^8 = 100,000,000" and base[2] == "base 10^1.5, about 31.6"
+    assert clocks.says("dim")[5] == "length d = 18, 9 clocks"
+    assert [
+        split.says(n)[split.values(n).index(v)] for n, v in zip("ksp", (20, 10, 5), strict=True)
+    ] == [
+        "kernel 20 by 20 pixels",
+        "stride 10 pixels",
+        "padding 5 pixels",
+    ]
+    for explore in sections.values():
+        for name in explore.controls:
+            says = explore.says(name)
+            assert len(set(says)) == len(says) == len(explore.values(name))
+            assert all(not s.replace(".", "").isdigit() and len(s.split()) >= 2 for s in says)
+    from vitexplain import Number
+
+    with pytest.raises(TypeError, match="Number: says must be a function of the value"):
+        Number(18, 8, 64, "d", says="d")
+
+
+def test_03_caption_counts_the_clocks_it_shows(sections):
+    """Issue 38: "nine clocks" in 30 of the site's 90 states, which show 4 (d = 8) or 8 (d = 16).
+    Now every d of the notebook's control: the caption's count is vx.clock_pairs(d)'s."""
+    from vitexplain import clock_pairs
+
+    words = "zero one two three four five six seven eight nine".split()
+    clocks = sections["03"]
+    for dim in clocks.values("dim"):
+        caption = clocks.texts(base=1e4, dim=dim)[1]
+        shown = len(clock_pairs(dim))
+        assert re.match(r"Figure 3\.11 — The table and (all )?(\w+) of its (\d+ )?clocks", caption)
+        word = re.match(r"Figure 3\.11 — The table and (?:all )?(\w+)", caption)[1]
+        assert words.index(word) == shown, (dim, caption)
+        assert ("all " in caption) == (shown == dim // 2), caption
+    assert clocks.texts(base=10.0, dim=8)[1].startswith(
+        "Figure 3.11 — The table and all four of its clocks"
+    )
+    assert "nine of its 384 clocks" in clocks.texts(base=10.0, dim=768)[1]
+
+
+def test_a_caption_may_be_a_function_of_the_values():
+    from vitexplain import Number, interact_figure, show_clock_explorer
+
+    box = interact_figure(
+        lambda dim: show_clock_explorer(dim=dim),
+        caption=lambda dim: f"Figure 3.9 — {dim // 2} pairs.",
+        dim=Number(18, 8, 64, "d", step=2),
+    )
+    box.children[0].value = 30
+    assert _figure_parts(box.children[-1].value)[2] == "Figure 3.9 — 15 pairs. (d = 30)"
+    with pytest.raises(ValueError, match="caption must read"):
+        interact_figure(
+            lambda dim: show_clock_explorer(dim=dim),
+            caption=lambda dim: "clocks",
+            dim=Number(18, 8, 64, "d", step=2),
+        )

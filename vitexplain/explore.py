@@ -76,11 +76,14 @@ class Choice:
         options: the values, or ``(label, value)`` pairs (the label is shown).
         value: the value at the start; one of the options' values.
         description: the control's visible label, e.g. ``"patch size P"``.
+        says: what a value means, for a screen reader (the slider's ``aria-valuetext``): a
+            function of the value, e.g. ``lambda p: f"patch size {p} pixels"``; None: the label.
     """
 
     options: Sequence[Any]
     value: Any
     description: str
+    says: Callable[[Any], str] | None = None
 
     def __post_init__(self) -> None:
         _check_spec("", self)
@@ -96,6 +99,8 @@ class Number:
         max: largest value.
         description: the control's visible label, e.g. ``"stride s"``.
         step: distance between neighbouring values (one arrow key press).
+        says: what a value means, for a screen reader (the slider's ``aria-valuetext``): a
+            function of the value, e.g. ``lambda s: f"stride {s} pixels"``; None: the number.
     """
 
     value: int
@@ -103,6 +108,7 @@ class Number:
     max: int
     description: str
     step: int = 1
+    says: Callable[[int], str] | None = None
 
     def __post_init__(self) -> None:
         _check_spec("", self)
@@ -128,6 +134,8 @@ def _check_spec(name: str, spec: Choice | Number) -> None:
             f"{where}: description must be a non-empty str (the control's label), "
             f"got {spec.description!r}"
         )
+    if spec.says is not None and not callable(spec.says):
+        raise TypeError(f"{where}: says must be a function of the value, got {spec.says!r}")
     if isinstance(spec, Choice):
         if isinstance(spec.options, str) or not isinstance(spec.options, Sequence | range):
             raise TypeError(f"{where}: options must be a list of values, got {spec.options!r}")
@@ -228,7 +236,7 @@ def _spec_value_text(name: str, spec: Choice | Number, value: Any) -> str:
 
 def _state_texts(
     alt: str | Callable[..., str] | None,
-    caption: str | None,
+    caption: str | Callable[..., str] | None,
     shown: str,
     values: dict[str, Any],
 ) -> tuple[str, str]:
@@ -240,8 +248,20 @@ def _state_texts(
         text = f"{alt.rstrip('.')}; shown for {shown}."
     else:
         text = f"The figure of this Explore section, drawn for {shown}."
+    if callable(caption):
+        caption = caption(**values)
+        _check_caption(caption)
     under = f"{caption} ({shown})" if caption is not None else f"Explore: {shown}."
     return text, under
+
+
+def _check_caption(caption: object) -> None:
+    """A caption: ``"Figure <notebook>.<k> — <one sentence>."``."""
+    if not isinstance(caption, str) or not re.fullmatch(r"Figure \d+\.\d+ — \S.*", caption):
+        raise ValueError(
+            "caption must read 'Figure <notebook>.<k> — <one sentence>.', such as "
+            f"'Figure 1.9 — The patch grid and the tokens for one patch size.', got {caption!r}"
+        )
 
 
 def _check_alt(alt: object) -> None:
@@ -256,7 +276,7 @@ def interact_figure(
     draw: Callable[..., Figure],
     *,
     alt: str | Callable[..., str] | None = None,
-    caption: str | None = None,
+    caption: str | Callable[..., str] | None = None,
     **controls: Choice | Number | ipywidgets.ValueWidget,
 ) -> ipywidgets.VBox | None:
     """Controls that redraw a figure whenever one of their values changes.
@@ -271,7 +291,8 @@ def interact_figure(
         alt: what the figure shows: a sentence (the current values are appended), or a function
             of the controls' keywords returning one; None: a sentence naming the values.
         caption: one numbered sentence, ``"Figure 3.9 — ..."``, shown under the figure followed
-            by the current values; None: the values only.
+            by the current values, or a function of the controls' keywords returning one; None:
+            the values only.
         **controls: :class:`Choice`, :class:`Number` or ipywidgets value widgets, e.g.
             ``patch_size=Choice([1, 2, 4, 5, 10, 20], 20, "patch size P")``.
 
@@ -286,13 +307,8 @@ def interact_figure(
         raise ValueError("interact_figure needs at least one control, e.g. patch_size=Choice(...)")
     if alt is not None and not callable(alt):
         _check_alt(alt)
-    if caption is not None and (
-        not isinstance(caption, str) or not re.fullmatch(r"Figure \d+\.\d+ — \S.*", caption)
-    ):
-        raise ValueError(
-            "caption must read 'Figure <notebook>.<k> — <one sentence>.', such as "
-            f"'Figure 1.9 — The patch grid and the tokens for one patch size.', got {caption!r}"
-        )
+    if caption is not None and not callable(caption):
+        _check_caption(caption)
     widgets = _ipywidgets()
     if widgets is None:
         for name, control in controls.items():
@@ -337,7 +353,8 @@ class Explore:
         controls: keyword -> :class:`Choice` or :class:`Number`, in the order they are shown.
         alt: what the figure shows for the controls' keywords (a function returning a sentence),
             or one sentence for every state (the values are appended).
-        caption: ``"Figure <notebook>.<k> — <one sentence>."``; the values are appended.
+        caption: ``"Figure <notebook>.<k> — <one sentence>."``, or a function of the controls'
+            keywords returning one; the values are appended.
         site_grid: keyword -> the values the site draws (all of a control's values when it is
             not named); each list holds the control's starting value.
         numbers: function of the controls' keywords returning the closed-form numbers of a
@@ -347,7 +364,7 @@ class Explore:
     draw: Callable[..., Figure]
     controls: dict[str, Choice | Number]
     alt: str | Callable[..., str]
-    caption: str
+    caption: str | Callable[..., str]
     site_grid: dict[str, list[Any]]
     numbers: Callable[..., dict[str, Any]]
 
@@ -391,6 +408,64 @@ class Explore:
             return [o[0] if isinstance(o, tuple) and len(o) == 2 else str(o) for o in spec.options]
         return [str(v) for v in self.values(name)]
 
+    def says(self, name: str) -> list[str]:
+        """What each value of control ``name`` means, as a screen reader says it (the sliders'
+        ``aria-valuetext`` in JupyterLab and on the site): the control's ``says``, else its label.
+        """
+        spec = self.controls[name]
+        if spec.says is None:
+            return [f"{spec.description} {label}" for label in self.labels(name)]
+        return [spec.says(value) for value in self.values(name)]
+
+    def range_text(self, name: str) -> str:
+        """The values a number control takes, in words: "the even numbers from 8 to 768"."""
+        spec = self.controls[name]
+        if spec.step == 1:
+            kind = "the whole numbers"
+        elif spec.step == 2 and spec.min % 2 == 0:
+            kind = "the even numbers"
+        else:
+            kind = f"every {spec.step}th number"
+        return f"{kind} from {spec.min} to {spec.max}"
+
+    def refusal(self, name: str, typed: str) -> str | None:
+        """What a calculator says when a reader types ``typed`` for number control ``name``:
+        None when it is one of the control's values, else the range and the nearest values.
+
+        Args:
+            name: a :class:`Number` control's keyword.
+            typed: the text typed, e.g. ``"9"``, ``"1000"`` or ``""`` (nothing, or not a number).
+
+        Returns:
+            None, or one sentence, e.g. "d = 9 is not a setting: d takes the even numbers from 8
+            to 768; the nearest it can show are 8 and 10."
+        """
+        spec = self.controls[name]
+        if not isinstance(spec, Number):
+            raise TypeError(f"refusal needs a Number control, got {name!r}")
+        takes = f"{spec.description} takes {self.range_text(name)}"
+        try:
+            x = float(typed)
+        except ValueError:
+            x = math.nan
+        if not math.isfinite(x):
+            return f"{spec.description}: type a number; {takes}."
+        low = spec.min + math.floor((x - spec.min) / spec.step) * spec.step
+        candidates = sorted(
+            {min(spec.max, max(spec.min, v)) for v in (low, low + spec.step)},
+            key=lambda v: abs(v - x),
+        )
+        if candidates[0] == x:
+            return None
+        nearest = sorted(v for v in candidates if abs(v - x) == abs(candidates[0] - x))
+        where = "is outside the range" if not spec.min <= x <= spec.max else "is not a setting"
+        near = (
+            f"the nearest it can show is {nearest[0]}"
+            if len(nearest) == 1
+            else f"the nearest it can show are {nearest[0]} and {nearest[1]}"
+        )
+        return f"{spec.description} = {typed.strip()} {where}: {takes}; {near}."
+
     def widget(self) -> Any:
         """The live controls and figure, for a running notebook.
 
@@ -413,7 +488,7 @@ def _anywidget():
 
 
 # The widget's front end: plain DOM, written here so that every control is a native, labelled
-# <input type="range"> (its name from its <label>, its value read as the reader sees it through
+# <input type="range"> (its name from its <label>, what its value means read through
 # aria-valuetext), with no other Tab stop, and the new figure's caption announced politely.
 _WIDGET_ESM = """
 function render({ model, el }) {
@@ -430,11 +505,13 @@ function render({ model, el }) {
     const input = document.createElement("input");
     const shown = document.createElement("output");
     // A number runs over its own values (the slider's value is what the reader sees); a list
-    // runs over its positions, and aria-valuetext says the label (patch size "20", base "10^4").
+    // runs over its positions. aria-valuetext says what the value means ("patch size 20
+    // pixels", "base 10^4 = 10,000"); the visible readout shows the label ("20", "10^4").
     const first = control.min === undefined ? 0 : control.min;
     const step = control.step === undefined ? 1 : control.step;
     const position = () => Math.round((Number(input.value) - first) / step);
     input.type = "range";
+    input.style.cssText = "height:24px;margin:0";  // a target at least 24 px tall
     input.id = uid + "-" + control.name;
     input.min = first;
     input.max = first + (control.labels.length - 1) * step;
@@ -444,9 +521,8 @@ function render({ model, el }) {
     shown.htmlFor = input.id;
     shown.setAttribute("aria-hidden", "true");
     const showValue = () => {
-      const text = control.labels[position()];
-      if (control.min === undefined) input.setAttribute("aria-valuetext", text);
-      shown.textContent = text;
+      input.setAttribute("aria-valuetext", control.says[position()]);
+      shown.textContent = control.labels[position()];
     };
     input.value = first + model.get("positions")[c] * step;
     showValue();
@@ -521,7 +597,12 @@ def explore_widget(explore: Explore) -> Any:
     controls = []
     for n in names:
         spec = explore.controls[n]
-        control = {"name": n, "label": spec.description, "labels": explore.labels(n)}
+        control = {
+            "name": n,
+            "label": spec.description,
+            "labels": explore.labels(n),
+            "says": explore.says(n),
+        }
         if isinstance(spec, Number):
             control.update(min=spec.min, step=spec.step)
         controls.append(control)
@@ -566,7 +647,11 @@ def tokenization_explore(image: Any) -> Explore:
 
     return Explore(
         draw=lambda patch_size: show_tokenization(image, patch_size),
-        controls={"patch_size": Choice(sizes, sizes[-1], "patch size P")},
+        controls={
+            "patch_size": Choice(
+                sizes, sizes[-1], "patch size P", says=lambda p: f"patch size {_pixels(p)}"
+            )
+        },
         alt=alt,
         caption="Figure 1.4 — The patch grid and the token matrix for the chosen patch size.",
         site_grid={},
@@ -581,7 +666,7 @@ CLOCK_SITE_DIMS = [8, 16, 18, 64, 256, 768]
 
 
 def clock_explore() -> Explore:
-    """Notebook 03's Explore: the sinusoidal table and nine clocks for a base and a length d.
+    """Notebook 03's Explore: the sinusoidal table and up to nine clocks for a base and a length d.
 
     Returns:
         The section. JupyterLab offers 29 bases (a quarter decade apart) and every even d from 8
@@ -604,14 +689,25 @@ def clock_explore() -> Explore:
             f"{_readable(n['periods'][-1])} tokens)."
         )
 
+    def caption(base: float, dim: int) -> str:
+        shown, pairs = len(clock_pairs(dim)), dim // 2
+        clocks = (
+            f"all {_word(shown)} of its" if shown == pairs else f"{_word(shown)} of its {pairs}"
+        )
+        return f"Figure 3.11 — The table and {clocks} clocks for the chosen base and length d."
+
     return Explore(
         draw=show_clock_explorer,
         controls={
-            "base": Choice([(f"10^{e:g}", 10.0**e) for e in CLOCK_EXPONENTS], 1e4, "base"),
-            "dim": Number(18, 8, 768, "d", step=2),
+            "base": Choice(
+                [(f"10^{e:g}", 10.0**e) for e in CLOCK_EXPONENTS], 1e4, "base", says=_base_says
+            ),
+            "dim": Number(
+                18, 8, 768, "d", step=2, says=lambda d: f"length d = {d}, {d // 2} clocks"
+            ),
         },
         alt=alt,
-        caption="Figure 3.11 — The table and nine clocks for the chosen base and length d.",
+        caption=caption,
         site_grid={"base": [10.0**e for e in CLOCK_EXPONENTS[::2]], "dim": CLOCK_SITE_DIMS},
         numbers=numbers,
     )
@@ -678,15 +774,33 @@ def softsplit_explore(image: Any) -> Explore:
     return Explore(
         draw=lambda k, s, p: show_softsplit_explorer(image, k, s, p),
         controls={
-            "k": Number(20, 1, 80, "kernel k"),
-            "s": Number(10, 1, 40, "stride s"),
-            "p": Number(5, 0, 20, "padding p"),
+            "k": Number(20, 1, 80, "kernel k", says=lambda k: f"kernel {k} by {_pixels(k)}"),
+            "s": Number(10, 1, 40, "stride s", says=lambda s: f"stride {_pixels(s)}"),
+            "p": Number(5, 0, 20, "padding p", says=lambda p: f"padding {_pixels(p)}"),
         },
         alt=alt,
         caption="Figure 5.6 — The patches and the overlap counts of a soft split you choose.",
         site_grid=SOFTSPLIT_SITE_GRID,
         numbers=numbers,
     )
+
+
+def _pixels(count: int) -> str:
+    return f"{count} pixel" if count == 1 else f"{count} pixels"
+
+
+def _word(count: int) -> str:
+    """A count as the captions write it: words up to nine, then digits."""
+    words = "zero one two three four five six seven eight nine".split()
+    return words[count] if count < len(words) else str(count)
+
+
+def _base_says(base: float) -> str:
+    """A base as a screen reader says it: "base 10^4 = 10,000", "base 10^4.5, about 31,600"."""
+    exponent = round(math.log10(base), 2)
+    if exponent == int(exponent):
+        return f"base 10^{exponent:g} = {round(base):,}"
+    return f"base 10^{exponent:g}, about {_readable(base)}"
 
 
 def _readable(number: float) -> str:

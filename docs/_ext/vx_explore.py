@@ -7,7 +7,10 @@ caption (shown without JavaScript too), and the frames of every state of the sec
 all read from ``docs/_data/explore/`` (written by ``scripts/explore_frames.py`` with the package,
 at ``make figures`` time; the site build needs no torch). ``docs/_js/explore.js`` is inlined as
 a classic script that swaps the frames and computes the closed-form numbers; the frames are
-copied next to the pages (``_explore/``), so nothing is fetched from the network.
+copied next to the pages (``_explore/``), so nothing is fetched from the network, and only the
+starting frame loads with the page (the others when the section comes near the screen). Each
+slider's ``aria-valuetext`` says what its value means (``Explore.says``); an "Actual size"
+button shows the frame at its own pixels in a box that scrolls sideways under the sliders.
 """
 
 from __future__ import annotations
@@ -54,12 +57,13 @@ def slider_html(section: str, index: int, control: dict) -> str:
     """A labelled range input over the site's values of one control (positions 0 ... n - 1)."""
     ident = f"vx-{section}-{control['name']}"
     label = control["labels"][control["start"]]
+    says = control["says"][control["start"]]  # what the value means, for a screen reader
     return (
         '<div class="vx-explore-control">'
         f'<label for="{ident}">{html.escape(control["label"])}</label>'
         f'<input type="range" class="vx-explore-slider" id="{ident}" min="0" '
         f'max="{len(control["values"]) - 1}" step="1" value="{control["start"]}" '
-        f'aria-valuetext="{html.escape(label)}" data-control="{index}">'
+        f'aria-valuetext="{html.escape(says)}" data-control="{index}">'
         f'<output for="{ident}" aria-hidden="true">{html.escape(label)}</output></div>'
     )
 
@@ -76,14 +80,14 @@ def field_html(section: str, index: int, control: dict) -> str:
         span = f"{lab['labels'][0]} … {lab['labels'][-1]}"
         field = (
             f'<input type="range" {common} min="0" max="{len(lab["values"]) - 1}" step="1" '
-            f'value="{position}" aria-valuetext="{html.escape(label)}">'
+            f'value="{position}" aria-valuetext="{html.escape(lab["says"][position])}">'
             f'<output for="{ident}" aria-hidden="true">{html.escape(label)}</output>'
         )
     else:
         span = f"{lab['min']} … {lab['max']}" + (f", step {lab['step']}" if lab["step"] > 1 else "")
-        field = (
-            f'<input type="number" {common} min="{lab["min"]}" max="{lab["max"]}" '
-            f'step="{lab["step"]}" value="{start}">'
+        field = (  # no min/max: a value outside is refused in words, not clamped
+            f'<input type="number" {common} step="{lab["step"]}" value="{start}" '
+            f'aria-describedby="vx-{section}-numbers">'
         )
     return (
         '<div class="vx-explore-control">'
@@ -126,7 +130,7 @@ def section_html(manifest: dict, depth: int, with_script: bool) -> str:
         scope = (
             f"This page has frames for {drawn:,} of the {offered:,} settings the notebook's "
             "controls offer (the sliders step through them); the numbers below are computed "
-            "here for any setting."
+            "here for any setting, and the figure shows the drawn setting nearest to it."
         )
     else:
         calculator = ""
@@ -136,16 +140,21 @@ def section_html(manifest: dict, depth: int, with_script: bool) -> str:
         )
     data_json = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
     script = f"<script>\n{SCRIPT.read_text(encoding='utf-8')}</script>" if with_script else ""
+    zoom = (  # the figure at its own pixels, beside the sliders (explore.js)
+        '<button type="button" class="vx-button vx-explore-zoom" aria-pressed="false">'
+        "Actual size</button>"
+    )
     return (
         f'<div class="vx-explore" id="vx-explore-{section}">'
         f'<div class="vx-explore-controls vx-explore-live" role="group" '
-        f'aria-label="Explore controls" hidden>{sliders}</div>'
-        '<figure class="vx-figure vx-explore-figure">'
+        f'aria-label="Explore controls" hidden>{sliders}{zoom}</div>'
+        '<figure class="vx-figure vx-explore-figure"><div class="vx-explore-frame">'
         f'<img src="{base}{first["frame"]}" alt="{html.escape(first["alt"])}" '
-        f'width="{width}" height="{height}">'
+        f'width="{width}" height="{height}"></div>'
         f'<figcaption aria-live="polite">{html.escape(first["caption"])}</figcaption></figure>'
         f"{calculator}"
-        '<p class="vx-explore-numbers vx-explore-live" hidden></p>'
+        f'<p class="vx-explore-numbers vx-explore-live" id="vx-{section}-numbers" '
+        'role="status" hidden></p>'
         f'<p class="vx-explore-scope">{html.escape(scope)} Without JavaScript, the figure of '
         "the starting setting stays.</p>"
         f'<script type="application/json" class="vx-explore-data">{data_json}</script>'

@@ -3,9 +3,12 @@
  * Each section holds its controls, the figure of its starting state and, as JSON, every state
  * the site has a frame for: the PNG that JupyterLab draws for that state, its alt text and
  * caption (all written by scripts/explore_frames.py with the package). Moving a slider shows
- * the frame of the new state; nothing is fetched, the frames are files next to the page.
- * The closed-form numbers (token counts, overlap, clock periods) are computed here, for every
- * setting JupyterLab's controls allow, and refuse what the package refuses, with its message.
+ * the frame of the new state; the frames are files next to the page, loaded when the section
+ * comes near the screen or is first used (nothing from the network). The closed-form numbers
+ * (token counts, overlap, clock periods) are computed here, in a polite live region, for every
+ * setting JupyterLab's controls allow; they refuse what the package refuses, with its message,
+ * and a typed value the controls do not offer with the range and the nearest they can show.
+ * The calculator moves the sliders and the figure to the drawn setting nearest to its own.
  */
 (function () {
   "use strict";
@@ -115,24 +118,83 @@
       return n.rows + " x " + n.cols + " = " + n.tokens + " tokens of length " + n.length + "; " +
         (n.missed ? n.missed + " pixels of the picture lie in no patch"
           : "every pixel of the picture lies in at least one patch") +
-        "; at most " + n.most + " patches cover one pixel.";
+        "; at most " + n.most + (n.most === 1 ? " patch covers" : " patches cover") +
+        " one pixel.";
     },
   };
 
+  // --- a typed value -------------------------------------------------------------------------
+
+  // What a number field holds: its value, or the sentence vitexplain.Explore.refusal says when
+  // the text is not one of the control's settings (the range and the nearest it can show).
+  function typedValue(text, label, lab) {
+    var takes = label + " takes " + lab.takes;
+    var x = text.trim() === "" ? NaN : Number(text);
+    if (!isFinite(x)) return { error: label + ": type a number; " + takes + "." };
+    var low = lab.min + Math.floor((x - lab.min) / lab.step) * lab.step;
+    var candidates = [low, low + lab.step].map(function (v) {
+      return Math.min(lab.max, Math.max(lab.min, v));
+    }).filter(function (v, i, all) { return all.indexOf(v) === i; });
+    candidates.sort(function (a, b) { return Math.abs(a - x) - Math.abs(b - x); });
+    if (candidates[0] === x) return { value: x };
+    var nearest = candidates.filter(function (v) {
+      return Math.abs(v - x) === Math.abs(candidates[0] - x);
+    });
+    var where = x < lab.min || x > lab.max ? "is outside the range" : "is not a setting";
+    return {
+      error: label + " = " + text.trim() + " " + where + ": " + takes + "; the nearest it can " +
+        "show " + (nearest.length === 1 ? "is " + nearest[0] : "are " + nearest.join(" and ")) +
+        ".",
+    };
+  }
+
+  // The position in a list of drawn values nearest to a value (bases: on a log scale).
+  function nearestPosition(values, value, logScale) {
+    var key = logScale ? Math.log : function (x) { return x; };
+    var best = 0;
+    values.forEach(function (v, i) {
+      if (Math.abs(key(v) - key(value)) < Math.abs(key(values[best]) - key(value))) best = i;
+    });
+    return best;
+  }
+
   // --- one Explore section -------------------------------------------------------------------
+
+  var LEGIBLE = 0.65;  // the smallest scale at which the frames' 10-pt text is 9 px (100 dpi)
 
   function setUp(section) {
     var data = JSON.parse(section.querySelector("script.vx-explore-data").textContent);
     var sliders = Array.prototype.slice.call(section.querySelectorAll("input.vx-explore-slider"));
     var fields = Array.prototype.slice.call(section.querySelectorAll(".vx-explore-calc [data-name]"));
     var image = section.querySelector(".vx-explore-figure img");
+    var frame = section.querySelector(".vx-explore-frame");
+    var zoom = section.querySelector(".vx-explore-zoom");
     var caption = section.querySelector(".vx-explore-figure figcaption");
     var numbers = section.querySelector(".vx-explore-numbers");
-    var frames = data.states.map(function (state) {  // decoded ahead: a change only swaps src
-      var img = new Image();
-      img.src = data.base + state.frame;
-      return img;
-    });
+    var note = "";  // says which drawn setting the figure shows when the calculator's is not drawn
+
+    // The frames load when the section comes near the screen or is first used, not with the
+    // page: each is a file next to the page, decoded ahead so that a change only swaps src.
+    var frames = null;
+    function preload() {
+      if (frames) return;
+      frames = data.states.map(function (state) {
+        var img = new Image();
+        img.src = data.base + state.frame;
+        return img;
+      });
+    }
+    if ("IntersectionObserver" in window) {
+      var observer = new IntersectionObserver(function (entries) {
+        if (entries.some(function (e) { return e.isIntersecting; })) {
+          observer.disconnect();
+          preload();
+        }
+      }, { rootMargin: "300px 0px" });
+      observer.observe(section);
+    }
+    section.addEventListener("focusin", preload);
+    section.addEventListener("pointerdown", preload);
 
     function stateIndex() {  // row-major over the controls, as the script wrote the states
       return sliders.reduce(function (index, slider, c) {
@@ -140,62 +202,161 @@
       }, 0);
     }
 
-    function fieldValues() {  // the calculator's setting, clamped to JupyterLab's range
-      var v = {};
+    // The calculator's setting: every value, or the refusals of the values typed outside the
+    // notebook's range (nothing is clamped: the reader is told the range and the nearest).
+    function fieldValues() {
+      var v = {}, errors = [];
       fields.forEach(function (field) {
-        var lab = data.controls[Number(field.dataset.control)].lab;
+        var control = data.controls[Number(field.dataset.control)], lab = control.lab;
         if (lab.values) {
           v[field.dataset.name] = lab.values[Number(field.value)];
-          field.setAttribute("aria-valuetext", lab.labels[Number(field.value)]);
-        } else {
-          var x = Math.round(Number(field.value));
-          x = Math.min(lab.max, Math.max(lab.min, isNaN(x) ? lab.min : x));
-          v[field.dataset.name] = lab.min + Math.round((x - lab.min) / lab.step) * lab.step;
+          field.setAttribute("aria-valuetext", lab.says[Number(field.value)]);
+          var out = section.querySelector("output[for='" + field.id + "']");
+          if (out) out.textContent = lab.labels[Number(field.value)];
+          return;
         }
+        var typed = typedValue(field.value, control.label, lab);
+        if (typed.error) errors.push(typed.error);
+        else v[field.dataset.name] = typed.value;
+        if (typed.error) field.setAttribute("aria-invalid", "true");
+        else field.removeAttribute("aria-invalid");
       });
-      return v;
+      return { values: v, errors: errors };
     }
 
     function showNumbers() {
-      fields.forEach(function (field) {
-        var out = section.querySelector("output[for='" + field.id + "']");
-        if (out && field.type === "range") out.textContent = field.getAttribute("aria-valuetext");
-      });
-      var v = fields.length ? fieldValues() : data.states[stateIndex()].values;
-      numbers.textContent = describe[data.kind](v, data.picture);
+      var text;
+      if (fields.length) {
+        var got = fieldValues();
+        text = got.errors.length ? got.errors.join(" ")
+          : describe[data.kind](got.values, data.picture);
+      } else {
+        text = describe[data.kind](data.states[stateIndex()].values, data.picture);
+      }
+      numbers.textContent = note ? text + " " + note : text;
     }
 
-    function show() {
-      var state = data.states[stateIndex()];
+    function showFrame() {
+      var index = stateIndex(), state = data.states[index];
       sliders.forEach(function (slider, c) {
-        var label = data.controls[c].labels[Number(slider.value)];
-        slider.setAttribute("aria-valuetext", label);
-        section.querySelector("output[for='" + slider.id + "']").textContent = label;
-        var field = fields[c];  // the calculator follows the sliders
+        var control = data.controls[c];
+        slider.setAttribute("aria-valuetext", control.says[Number(slider.value)]);
+        section.querySelector("output[for='" + slider.id + "']").textContent =
+          control.labels[Number(slider.value)];
+      });
+      image.src = frames ? frames[index].src : data.base + state.frame;
+      image.alt = state.alt;
+      caption.textContent = state.caption;
+    }
+
+    function fromSliders() {  // a slider moved: the figure, and the calculator follows
+      preload();
+      note = "";
+      sliders.forEach(function (slider, c) {
+        var field = fields[c];
         if (field) {
           var lab = data.controls[c].lab, value = data.controls[c].values[Number(slider.value)];
           field.value = lab.values ? lab.values.indexOf(value) : value;
         }
       });
-      image.src = frames[stateIndex()].src;
-      image.alt = state.alt;
-      caption.textContent = state.caption;
+      showFrame();
       showNumbers();
     }
 
-    sliders.forEach(function (slider) { slider.addEventListener("input", show); });
-    fields.forEach(function (field) { field.addEventListener("input", showNumbers); });
+    // The calculator moved: the sliders and the figure follow to the drawn setting nearest to
+    // it, and the numbers say so when it is not the calculator's own.
+    function fromFields() {
+      preload();
+      var got = fieldValues();
+      note = "";
+      if (!got.errors.length) {
+        var nearest = [];
+        sliders.forEach(function (slider, c) {
+          var control = data.controls[c], value = got.values[control.name];
+          var position = nearestPosition(control.values, value, !!control.lab.values);
+          slider.value = position;
+          if (control.values[position] !== value) {
+            nearest.push(control.label + " = " + control.labels[position] + " (frames for " +
+              control.labels.join(", ") + ")");
+          }
+        });
+        if (nearest.length) {
+          note = "This page has no frame for this setting: the figure shows the nearest drawn, " +
+            nearest.join(", ") + ".";
+        }
+        showFrame();
+      }
+      showNumbers();
+    }
+
+    // Actual size: the frame at its own pixels in a box that scrolls sideways, under the
+    // sliders (not a dialog over them). It starts so where fitting would shrink the text
+    // below 9 px (a phone); the button switches.
+    var chosen = null;
+    function setZoom(on) {
+      frame.classList.toggle("vx-explore-actual", on);
+      zoom.setAttribute("aria-pressed", String(on));
+      if (on) {
+        frame.tabIndex = 0;  // a box that scrolls is reached by Tab
+        frame.setAttribute("role", "region");
+        frame.setAttribute("aria-label", "The figure at actual size: scroll sideways");
+      } else {
+        frame.removeAttribute("tabindex");
+        frame.removeAttribute("role");
+        frame.removeAttribute("aria-label");
+      }
+    }
+    function fitZoom() {
+      if (chosen !== null) return;
+      var natural = Number(image.getAttribute("width"));
+      setZoom(section.clientWidth / natural < LEGIBLE);
+    }
+    zoom.addEventListener("click", function () {
+      chosen = zoom.getAttribute("aria-pressed") !== "true";
+      setZoom(chosen);
+    });
+    window.addEventListener("resize", fitZoom);
+
+    sliders.forEach(function (slider) { slider.addEventListener("input", fromSliders); });
+    fields.forEach(function (field) { field.addEventListener("input", fromFields); });
     section.querySelectorAll("[hidden].vx-explore-live").forEach(function (part) {
       part.hidden = false;
     });
+    fitZoom();
+    sliders.forEach(function (slider, c) {
+      slider.setAttribute("aria-valuetext", data.controls[c].says[Number(slider.value)]);
+    });
+    fieldValues();
     showNumbers();
+  }
+
+  // A skip link, right after the page's own, to the first Explore slider: the sliders sit
+  // after the whole notebook, 60 to 90 Tab stops down.
+  function addSkipLink(first) {
+    var link = document.createElement("a");
+    link.className = "vx-explore-skip";
+    link.href = "#" + first.id;
+    link.textContent = "Skip to the Explore controls";
+    link.addEventListener("click", function (event) {
+      event.preventDefault();
+      first.focus();
+      first.scrollIntoView({ block: "center" });
+    });
+    var theirs = document.querySelector("a.skip-link, .skip-link a, a[href='#main-content']");
+    if (theirs) theirs.insertAdjacentElement("afterend", link);
+    else document.body.insertBefore(link, document.body.firstChild);
   }
 
   window.vxExplore = {
     countTokens: countTokens, softSplit: softSplit, clockPairs: clockPairs,
-    clockPeriod: clockPeriod, sinusoid: sinusoid,
+    clockPeriod: clockPeriod, sinusoid: sinusoid, typedValue: typedValue,
+    describe: function (kind, v, size) { return describe[kind](v, size); },
   };
-  function setUpAll() { document.querySelectorAll(".vx-explore").forEach(setUp); }
+  function setUpAll() {
+    document.querySelectorAll(".vx-explore").forEach(setUp);
+    var first = document.querySelector(".vx-explore input.vx-explore-slider");
+    if (first) addSkipLink(first);
+  }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", setUpAll);
   } else {
