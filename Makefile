@@ -55,7 +55,7 @@ help:
 	@echo "                on 2 idle cores): the selection file vitexplain/weights/digits_selection.json"
 	@echo "  make ablation the test column, once, for what the committed selection names (~15 min)"
 	@echo "  make robustness  notebook 06's record: its model from seeds 0-5, and seed 0 perturbed"
-	@echo "                (26 runs, ~7 min on 2 busy cores): vitexplain/weights/scramble_robustness.json"
+	@echo "                (26 runs, ~9 min on 2 busy cores): vitexplain/weights/scramble_robustness.json"
 	@echo "  make lint     ruff check and ruff format --check on $(LINT_DIRS)"
 	@echo "  make bench    benchmarks/bench.py: vitexplain against PyTorch's own modules, as ratios"
 	@echo "  make clean    remove $(VENV), $(DOCS_VENV), caches and build artefacts (keeps figures/,"

@@ -20,7 +20,8 @@ of epochs, so the 6-epoch model is the notebook's) and records the test accuracy
 
 It writes ``vitexplain/weights/scramble_robustness.json``. ``tests/test_scramble_robustness.py``
 retrains seed 0 and one perturbed run and checks that they give the stored record. 26 runs, about
-25 s each on one core (7 minutes on 2 busy cores, load average 20): ``make robustness``.
+20 s each: 537 s for all 26 on 2 cores shared with other jobs (load average 14 to 21). Run it
+with ``make robustness``.
 
 Usage: ``python scripts/robustness_06.py [--runs 10]``.
 """
