@@ -174,8 +174,8 @@ def test_perturbation_curves_equal_a_loop(model, images):
         background = torch.as_tensor(fill).expand(1, 8, 8)
         for kind in ("deletion", "insertion"):
             got = at.perturbation_curves(model, images, order, fill, kind, target)
-            for b in range(3):
-                for k in range(17):
+            for b in range(2):
+                for k in (0, 1, 7, 15, 16):  # the ends and steps between
                     picture = images[b].clone() if kind == "deletion" else background.clone()
                     source = background if kind == "deletion" else images[b]
                     for patch in order[b, :k].tolist():
