@@ -166,7 +166,7 @@ def attention_flow(maps: list[torch.Tensor], scale: int = FLOW_SCALE) -> torch.T
 
     SciPy's max-flow needs integer capacities: each weight is rounded to a multiple of
     1 / ``scale``. That moves every capacity by at most 0.5 / ``scale``, so every cut, and the
-    smallest one (the max-flow), by at most E / (2 ``scale``) for E = L N^2 edges (1.7e-5 for
+    smallest one (the max-flow), by at most E / (2 ``scale``) for E = L N^2 edges (8.6e-6 for
     the digits ViT with the default 2^26; the test measures it against networkx's float
     max-flow).
 

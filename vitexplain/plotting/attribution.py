@@ -49,7 +49,7 @@ def show_explanation_maps(
     rows, cols = grid_size
     names = list(maps)
     n = len(pictures)
-    fig = new_figure((1.0 * (len(names) + 1) + 0.3, 1.05 * n + 0.5))
+    fig = new_figure((4.8, 0.72 * n + 0.45))  # 4.8 inches: it fits a phone's width
     axes = fig.subplots(n, len(names) + 1, squeeze=False)
 
     from matplotlib.patches import Rectangle
@@ -70,8 +70,8 @@ def show_explanation_maps(
                 )
             _bare(ax)
             if i == 0:
-                ax.set_title(name.replace(" ", "\n", 1), fontsize=8)
-    axes[0, 0].set_title("picture", fontsize=8)
+                ax.set_title(name.replace(" ", "\n", 1), fontsize=6.5)
+    axes[0, 0].set_title("picture", fontsize=6.5)
     return fig
 
 
@@ -92,7 +92,7 @@ def show_marker_hits(
     """
     top1, top3 = as_array(top1), as_array(top3)
     x = np.arange(len(names))
-    fig = new_figure((6.4, 3.4))
+    fig = new_figure((4.8, 3.4))
     ax = fig.add_subplot()
     for shift, values, label, colour in (
         (-0.2, top1, "marker patch first", "#5e3c99"),
@@ -103,10 +103,10 @@ def show_marker_hits(
             ax.plot(x + shift, seed_values, "o", color="black", ms=3)
     ax.axhline(chance[0], color="#5e3c99", ls="--", lw=1, label="chance, first")
     ax.axhline(chance[1], color="#e66101", ls=":", lw=1.5, label="chance, top 3")
-    ax.set_xticks(x, [name.replace(" ", "\n", 1) for name in names], fontsize=8)
+    ax.set_xticks(x, [name.replace(" ", "\n", 1) for name in names], fontsize=6.5)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("share of the marked test 3s")
-    ax.legend(fontsize=7, loc="upper left", ncols=2)
+    ax.legend(fontsize=6, loc="upper left", ncols=2)
     return fig
 
 
@@ -122,7 +122,7 @@ def show_deletion_curves(curves: Mapping[str, Mapping[str, Mapping[str, object]]
         (insertion), y the probability of the predicted class, both axes fixed at 0 to 1.
     """
     fills = list(curves)
-    fig = new_figure((6.4, 2.7 * len(fills) + 0.4))
+    fig = new_figure((4.8, 2.2 * len(fills) + 0.5))
     axes = fig.subplots(len(fills), 2, squeeze=False, sharex=True, sharey=True)
     for i, fill in enumerate(fills):
         for j, kind in enumerate(("deletion", "insertion")):
@@ -136,12 +136,12 @@ def show_deletion_curves(curves: Mapping[str, Mapping[str, Mapping[str, object]]
                     ax.plot(x, curve, ls=_LINE_STYLES[k % len(_LINE_STYLES)], lw=1.3, label=name)
             ax.set_xlim(0, 1)
             ax.set_ylim(0, 1)
-            ax.set_title(f"{kind}, {fill} fill", fontsize=9)
+            ax.set_title(f"{kind}, {fill} fill", fontsize=8)
             if i == len(fills) - 1:
                 ax.set_xlabel("share of patches " + ("removed" if j == 0 else "put back"))
             if j == 0:
                 ax.set_ylabel("probability")
-    axes[0, 1].legend(fontsize=7, loc="lower right")
+    axes[0, 1].legend(fontsize=5.5, loc="lower right")
     return fig
 
 
@@ -155,18 +155,18 @@ def show_sanity_check(steps: Sequence[str], correlation: Mapping[str, object]) -
     Returns:
         The figure: one line per map against the steps, the y axis fixed at -0.5 to 1.05.
     """
-    fig = new_figure((6.4, 3.4))
+    fig = new_figure((4.8, 3.4))
     ax = fig.add_subplot()
     x = np.arange(len(steps))
     for k, (name, values) in enumerate(correlation.items()):
         ls = _LINE_STYLES[k % len(_LINE_STYLES)]
         ax.plot(x, as_array(values), ls=ls, marker="os^vDP"[k % 6], ms=4, label=name)
     ax.axhline(0, color="grey", lw=0.8)
-    ax.set_xticks(x, [f"{s}" for s in steps], fontsize=8)
+    ax.set_xticks(x, [s.replace("+ ", "+\n") for s in steps], fontsize=7)
     ax.set_xlabel("randomised, from the top down")
     ax.set_ylabel("rank correlation with the trained map")
     ax.set_ylim(-0.5, 1.05)
-    ax.legend(fontsize=7, loc="lower left")
+    ax.legend(fontsize=6, loc="lower left")
     return fig
 
 
