@@ -50,7 +50,8 @@ help:
 	@echo "  make e2e      browser tests: the notebooks in JupyterLab (a copy, as make lab; keyboard,"
 	@echo "                alt text, git status unchanged after saving), and the site of make html"
 	@echo "  make figures  re-execute every notebook in place: refreshes outputs and figures/"
-	@echo "  make weights  retrain notebook 08's ViTs (seeded, about 1 min) into vitexplain/weights/"
+	@echo "  make weights  retrain notebook 08's ViTs and 09's marker ViTs (seeded, about 4 min) and"
+	@echo "                09's record into vitexplain/weights/"
 	@echo "  make ablation-select  notebook 08's recipes on the validation pictures (3 seeds, ~15 min"
 	@echo "                on 2 idle cores): the selection file vitexplain/weights/digits_selection.json"
 	@echo "  make ablation the test column, once, for what the committed selection names (~15 min)"
@@ -208,9 +209,11 @@ else
 endif
 
 # Notebook 08's figures come from shipped weights, the same on every CPU; this remakes them with
-# the notebook's own training code (same bytes on the same machine).
+# the notebook's own training code (same bytes on the same machine). Then notebook 09's marker
+# model (3 seeds, seed 0 shipped) and its record, digits_marker.json (about 3 min on 2 cores).
 weights: $(STAMP)
 	$(BIN)/python scripts/train_digits.py
+	$(BIN)/python scripts/explanations_digits.py
 	$(BIN)/python scripts/export_site_vit.py
 
 # Notebook 08's ablation in two steps. ablation-select trains the candidate recipes (3 seeds) on

@@ -44,7 +44,7 @@ def main() -> None:
     print(f"{machine}, {os.cpu_count()} cores, Python {platform.python_version()}, {method}")
     print(f"{'exercise':>8} {'first (s)':>10} {'again (s)':>10} {'wrong (s)':>10}")
     rows = []
-    for notebook in range(1, 9):
+    for notebook in range(1, 10):
         out = subprocess.run(
             [sys.executable, "-c", _ONE_NOTEBOOK, f"{notebook:02d}"],
             capture_output=True, text=True, check=True, env=env,

@@ -68,7 +68,7 @@ def _items(page: Page) -> list[dict]:
 def test_reading_path_lists_every_notebook_with_its_time_needs_and_first_objective(page: Page):
     items = _items(page)
     assert page.attempted == []
-    assert len(items) == len(CHAPTERS) == 8
+    assert len(items) == len(CHAPTERS) == 9
     for item, chapter in zip(items, CHAPTERS, strict=True):
         assert item["href"] == chapter["page"]
         assert item["link"] == chapter["title"]

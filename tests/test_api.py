@@ -71,7 +71,7 @@ def test_plotting_lists_each_module_name_once():
         for name, value in vars(vitexplain.plotting).items()
         if isinstance(value, types.ModuleType) and value.__name__.startswith("vitexplain.plotting.")
     ]
-    assert len(modules) == 13
+    assert len(modules) == 14
     names = [name for module in modules for name in module.__all__]
     assert len(names) == len(set(names))  # no name in two modules
     assert sorted(vitexplain.plotting.__all__) == sorted(names)

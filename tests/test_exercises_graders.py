@@ -397,6 +397,10 @@ def _patchify_by_conv(image, patch_size):
     return vx.patchify_by_conv(x, patch_size)[0].numpy()
 
 
+def _gradient_rollout_by_vx(maps, grads):
+    return vx.gradient_rollout(maps, grads)
+
+
 CHEATS = {
     ("02.3", "F.scaled_dot_product_attention"): _attention_by_sdpa,
     ("02.3", "vx.attention"): _attention_by_vx,
@@ -410,6 +414,7 @@ CHEATS = {
     ("05.5", "vx.fold_tokens"): _unsoft_by_fold_tokens,
     ("07.4", "vx.grid_similarity"): _grid_similarity_by_vx,
     ("08.3", "vx.attention_rollout"): _rollout_by_vx,
+    ("09.2", "vx.gradient_rollout"): _gradient_rollout_by_vx,
     ("01.4", "vx.patchify"): _patchify_by_vx,
     ("05.3", "vx.count_tokens"): _count_by_vx,
     ("05.3", "nn.Unfold"): _count_by_unfold,

@@ -85,8 +85,8 @@ def notebook(request):
     return nb
 
 
-def test_the_series_has_eight_notebooks():
-    assert [p.name[:2] for p in NOTEBOOKS] == [f"{n:02d}" for n in range(1, 9)]
+def test_the_series_has_nine_notebooks():
+    assert [p.name[:2] for p in NOTEBOOKS] == [f"{n:02d}" for n in range(1, 10)]
 
 
 def test_title_then_before_you_start(notebook):
@@ -232,7 +232,7 @@ def test_readme_states_the_computed_times_and_the_shortest_path():
     seconds = [round(e.run_seconds) for e in estimates]
     hours, rest = divmod(sum(minutes), 60)
     assert f"between {min(minutes)} and {max(minutes)} minutes" in readme
-    assert f"about {hours} h {rest} min for all eight" in readme
+    assert f"about {hours} h {rest} min for all nine" in readme
     assert f"{min(seconds)} to {max(seconds)} s of processor time" in readme
     needs = {p.name[:2]: _needs(p) for p in NOTEBOOKS}
     wanted, todo = set(), [NOTEBOOKS[-1].name[:2]]

@@ -73,12 +73,15 @@ USE_THE_INSTALLED_PACKAGE = textwrap.dedent(
         "t2t_animation": vx.show_softsplit_frame(picture, 20, 10, 5, current=0),
         "training": vx.show_training_curves({"run": run}),
         "learned_position": vx.show_position_similarity([sim], ["sin-cos"]),
+        "attribution": vx.show_lens_accuracy([0.5, 0.9], [0.4, 0.9]),
     }
     assert all(isinstance(fig, Figure) for fig in figures.values())
     assert len(vx.figure_to_png(figures["patches"])) > 1000
     assert vx.exercises.grade("01.1", (196, 768)) is None
     assert vx.exercises.solution("01.1") is not None
     assert vx.load_trained_digits_vit("learned").head.out_features == 10  # package data
+    assert vx.load_marked_digits_vit().head.out_features == 10
+    assert len(vx.load_marker_record()["marker"]["seeds"]) == 3
     print("ok", len(figures), "figures")
     """
 )
@@ -119,7 +122,7 @@ def test_the_wheel_holds_every_subpackage(installed: Path):
     packages = {p.parent.relative_to(installed) for p in installed.rglob("__init__.py")}
     expected = {p.parent.relative_to(ROOT) for p in (ROOT / "vitexplain").rglob("__init__.py")}
     weights = {p.name for p in (installed / "vitexplain" / "weights").glob("*.pt")}
-    assert weights == {"digits_vit_learned.pt", "digits_vit_none.pt"}  # package data
+    assert weights == {"digits_vit_learned.pt", "digits_vit_marker.pt", "digits_vit_none.pt"}
     assert packages == expected
     modules = {p.relative_to(installed) for p in installed.rglob("*.py")}
     assert modules == {p.relative_to(ROOT) for p in (ROOT / "vitexplain").rglob("*.py")}
@@ -136,7 +139,7 @@ def test_the_installed_package_works_outside_the_repository(installed: Path, tmp
         text=True,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "ok 11 figures" in result.stdout
+    assert "ok 12 figures" in result.stdout
 
 
 def _metadata(installed: Path) -> email.message.Message:

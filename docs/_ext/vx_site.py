@@ -218,7 +218,7 @@ def downloads_markdown(folder: Path, root: Path) -> str:
 
 | File | What it is | Size |
 |---|---|---|
-| {link(notebooks)} | the eight notebooks, in one folder `{unzipped}/` | {_size(notebooks)} |
+| {link(notebooks)} | the nine notebooks, in one folder `{unzipped}/` | {_size(notebooks)} |
 | {link(wheel)} | the package `vitexplain` (a wheel: what pip installs) | {_size(wheel)} |
 | {link(sdist)} | the package's source (an sdist: pip builds a wheel of it) | {_size(sdist)} |
 

@@ -8,7 +8,7 @@ the solution. :func:`solution` shows the worked answer (the source of a function
 Layers, bottom up: ``_rules`` (the :class:`Exercise`, one form for an answer, closeness, one
 describer, the declarative :class:`ValueSpec` that also drives the site's grader), ``_watch``,
 ``_output`` and ``_run`` (the learner's function in a killable worker process, time-limited; what
-it prints and displays shown once), ``nb01`` ... ``nb08`` (the exercises), and this module (the
+it prints and displays shown once), ``nb01`` ... ``nb09`` (the exercises), and this module (the
 registry and the public API).
 
 Grading neither reads nor changes the learner's global state (default dtype and device, random
@@ -27,7 +27,7 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
-from . import nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08
+from . import nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09
 from ._output import show
 from ._rules import (
     Exercise,
@@ -67,7 +67,7 @@ NO_ANSWER = "no answer yet: replace ... with yours and run the cell again."
 #: ... and for a function whose body is still ``...``.
 NO_FUNCTION = "no answer yet: fill in the function, run the cell again."
 
-_MODULES = (nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08)
+_MODULES = (nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09)
 # Every function answer is also told off for calling the worked solution.
 _ALWAYS_FORBIDDEN = ("vitexplain.exercises.solution",)
 

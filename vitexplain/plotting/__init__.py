@@ -9,7 +9,8 @@ diverging map with limits -1..1 for embeddings.
 The modules: ``core`` holds the shared building blocks, ``files`` turns figures into PNG and GIF
 files; ``patches`` (notebook 01), ``attention`` (02), ``position``, ``clocks`` and
 ``position_similarity`` (03), ``relative_position`` (04), ``t2t`` and ``t2t_animation`` (05),
-``scramble`` (06: the ViT on the scramble task), ``learned_position`` (07), ``interpret`` (08).
+``scramble`` (06: the ViT on the scramble task), ``learned_position`` (07), ``interpret`` (08),
+``attribution`` (09).
 Every name below is importable from ``vitexplain.plotting``; the figure functions also from
 ``vitexplain``.
 """
@@ -18,6 +19,13 @@ from .attention import (
     show_attention_heads,
     show_matrices,
     show_scrambled_patches,
+)
+from .attribution import (
+    show_deletion_curves,
+    show_explanation_maps,
+    show_lens_accuracy,
+    show_marker_hits,
+    show_sanity_check,
 )
 from .clocks import (
     show_clock_explorer,
@@ -106,6 +114,11 @@ from .t2t_animation import (
 )
 
 __all__ = [
+    "show_deletion_curves",
+    "show_explanation_maps",
+    "show_lens_accuracy",
+    "show_marker_hits",
+    "show_sanity_check",
     "annotate_cells",
     "ATTENTION_CMAP",
     "axes_grid",
