@@ -41,7 +41,7 @@ from ._rules import (
     is_unfilled,
     normalize,
 )
-from ._run import LearnerFunction, clean_state, grade_function, prestart
+from ._run import Interrupted, LearnerFunction, clean_state, grade_function, prestart
 
 __all__ = [
     "ANSWER_TIME_LIMIT",
@@ -159,11 +159,14 @@ def grade(exercise_id: str, answer: Any) -> str | None:
     prestart()  # without fork: a worker warms up for the next function answer
     if answer is Ellipsis:
         return NO_ANSWER
-    with clean_state():
-        if isinstance(item.grade, ValueSpec):
-            kind, hint = _grade_value(item, answer)
-        else:
-            kind, hint = _grade_function(item, answer)
+    try:
+        with clean_state():
+            if isinstance(item.grade, ValueSpec):
+                kind, hint = _grade_value(item, answer)
+            else:
+                kind, hint = _grade_function(item, answer)
+    except KeyboardInterrupt:  # one line in a notebook, not the checker's traceback
+        raise Interrupted(f"the check of exercise {exercise_id} was interrupted") from None
     if kind == "bug":  # the grader failed: say so, do not blame the learner
         return (
             f"the checker could not use this answer ({textwrap.shorten(hint, 160)}). If it has "
