@@ -17,6 +17,7 @@ import types
 from pathlib import Path
 
 import pytest
+import torch
 
 from vitexplain import exercises as ex
 from vitexplain.exercises import _run
@@ -111,7 +112,11 @@ def notebook(monkeypatch, tmp_path):
 @pytest.mark.parametrize("name", RIGHT)
 def test_a_right_function_no_worker_can_take_is_right(notebook, name, capfd):
     assert _run.start_method() == "spawn"
+    torch.manual_seed(7)
+    before = (torch.random.get_rng_state(), torch.get_default_dtype(), torch.get_num_threads())
     assert ex.grade("05.3", notebook[name]) is None
+    after = (torch.random.get_rng_state(), torch.get_default_dtype(), torch.get_num_threads())
+    assert torch.equal(before[0], after[0]) and before[1:] == after[1:]  # the learner's state
     captured = capfd.readouterr()
     assert "Traceback" not in captured.err + captured.out  # no worker's traceback either
 

@@ -15,7 +15,9 @@ Grading neither reads nor changes the learner's global state (default dtype and 
 states): it runs under :func:`~vitexplain.exercises._run.clean_state`. A value answer is graded
 at once from its spec (the reference is shipped in the spec; a test recomputes it). A function
 answer runs in a worker process, killed as soon as one call passes :data:`ANSWER_TIME_LIMIT`
-seconds (on Linux, macOS and Windows alike); its result comes back as plain numbers.
+seconds (on Linux, macOS and Windows alike); its result comes back as plain numbers. One that no
+worker can take (it reads a lock or a generator of the notebook) runs in a thread here, under
+the same limit. An interrupted check raises :class:`~._run.Interrupted`, one line in a notebook.
 
 Writing an exercise: add an :class:`Exercise` to ``EXERCISES`` of the notebook's ``nbNN.py``.
 """
