@@ -138,10 +138,11 @@ def _serve(conn: Connection, function: Callable[..., Any] | None, shell: str | N
 @contextlib.contextmanager
 def _interrupts_ignored() -> Iterator[None]:
     """SIGINT ignored while a worker starts, so that the worker ignores it from its start."""
-    if threading.current_thread() is not threading.main_thread():
+    previous = signal.getsignal(signal.SIGINT)  # None: set outside Python, not restorable
+    if threading.current_thread() is not threading.main_thread() or previous is None:
         yield  # only the main thread may set a handler; _serve ignores it a little later
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
