@@ -131,6 +131,20 @@ def test_a_wrong_one_gets_the_hint_and_a_loop_the_time_limit(notebook, monkeypat
     assert time.perf_counter() - start < 5
 
 
+def test_a_call_stuck_in_c_code_gives_the_learner_their_output_back(notebook, monkeypatch, capsys):
+    exec(
+        "import time\ndef sleeping(h, w, k, s, p):\n    with lock:\n        time.sleep(3)\n",
+        notebook,
+    )
+    monkeypatch.setattr(ex, "ANSWER_TIME_LIMIT", 1.0)
+    assert ex.grade("05.3", notebook["sleeping"]) == "your function took longer than 1 s"
+    print("the learner's own line")
+    assert "the learner's own line" in capsys.readouterr().out
+    time.sleep(2.5)  # the thread ends, and leaves the output as it is
+    print("and the next")
+    assert "and the next" in capsys.readouterr().out
+
+
 def ALL_WRONG():  # noqa: N802 -- the same wrong formula, sent to a worker
     def wrong(h, w, k, s, p):
         return h * w // (k * k)

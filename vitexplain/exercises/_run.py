@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ._output import Event, recording, shell_settings, start_ipython
+from ._output import Event, ipython, recording, shell_settings, start_ipython
 from ._rules import LearnerError, coerce
 from ._watch import watch
 
@@ -221,16 +221,25 @@ def _here(
     """
     box: list[Any] = []
     args = pickle.loads(pickle.dumps(args))
+    shell = ipython()
+    streams = sys.stdout, sys.stderr, shell.display_pub if shell is not None else None
     thread = threading.Thread(
         target=lambda: box.append(_call(function, returns, forbids, args)), daemon=True
     )
     thread.start()
+    late = True
     try:
         thread.join(limit)
+        late = thread.is_alive()
     finally:
-        if thread.is_alive():  # too long, or the learner interrupted the check
+        if late:  # too long, or the learner interrupted the check
             _interrupt(thread)
-    return pickle.loads(pickle.dumps(box[0])) if box else None
+            thread.join(0.5)
+        if thread.is_alive():  # still in C code (a sleep): the learner's output is theirs again
+            sys.stdout, sys.stderr = streams[:2]
+            if shell is not None:
+                shell.display_pub = streams[2]
+    return None if late else pickle.loads(pickle.dumps(box[0]))
 
 
 _spare: tuple[Any, Connection] | None = None  # a spawned worker waiting for its function
