@@ -121,6 +121,24 @@ def test_a_right_function_no_worker_can_take_is_right(notebook, name, capfd):
     assert "Traceback" not in captured.err + captured.out  # no worker's traceback either
 
 
+def test_the_notebooks_caches_travel_to_the_worker(notebook):
+    """An lru_cache wrapper of the notebook is sent by value with its code (a recursive one
+    too): those answers run in the worker, not in the learner's process."""
+    exec(
+        "@functools.cache\n"
+        "def steps(n, k, s):\n"
+        "    return 1 if n < k + s else 1 + steps(n - s, k, s)\n"
+        "def count_recursive(h, w, k, s, p):\n"
+        "    return steps(h + 2 * p, k, s) * steps(w + 2 * p, k, s)\n",
+        notebook,
+    )
+    for name in ("count_cached", "count_with_cached_helper", "count_recursive"):
+        with _run.LearnerFunction(notebook[name], int) as learner:
+            assert learner._worker is not None, name  # a worker holds it
+            assert learner(14, 14, 3, 1, 1) == 196, name
+    assert ex.grade("05.3", notebook["count_recursive"]) is None
+
+
 def test_a_wrong_one_gets_the_hint_and_a_loop_the_time_limit(notebook, monkeypatch):
     hint = ex.grade("05.3", notebook["wrong_under_lock"])
     assert hint == ex.grade("05.3", ALL_WRONG()), hint  # as a worker would grade it

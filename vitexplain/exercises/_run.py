@@ -27,6 +27,8 @@ which a notebook shows as one line.
 from __future__ import annotations
 
 import contextlib
+import functools
+import io
 import multiprocessing
 import os
 import pickle
@@ -133,6 +135,43 @@ def _serve(conn: Connection, function: Callable[..., Any] | None, shell: str | N
     while (request := conn.recv_bytes()) != b"":
         conn.send_bytes(pickle.dumps(_call(function, returns, forbids, pickle.loads(request))))
     conn.close()
+
+
+class _Holder:
+    """Stands in for a cached function until its code arrives (a recursive one refers to its
+    own cache: the cache is made first, the code set after)."""
+
+    function: Callable[..., Any] | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.function(*args, **kwargs)
+
+
+def _cache(maxsize: int | None, typed: bool) -> Callable[..., Any]:
+    return functools.lru_cache(maxsize=maxsize, typed=typed)(_Holder())
+
+
+def _fill(cache: Any, function: Callable[..., Any]) -> None:
+    cache.__wrapped__.function = function
+    functools.update_wrapper(cache, function)
+
+
+def _dumps(function: Callable[..., Any]) -> bytes:
+    """The function by value (cloudpickle), and with it the notebook's ``lru_cache`` wrappers
+    (``@functools.cache`` too), which pickle would send by a name the worker does not have."""
+    import cloudpickle
+
+    class Pickler(cloudpickle.Pickler):
+        def reducer_override(self, obj: Any) -> Any:
+            if isinstance(obj, functools._lru_cache_wrapper) and obj.__module__ == "__main__":
+                settings = obj.cache_parameters()
+                cache = (settings["maxsize"], settings["typed"])
+                return _cache, cache, obj.__wrapped__, None, None, _fill
+            return super().reducer_override(obj)
+
+    buffer = io.BytesIO()
+    Pickler(buffer, protocol=pickle.DEFAULT_PROTOCOL).dump(function)
+    return buffer.getvalue()
 
 
 @contextlib.contextmanager
@@ -290,10 +329,8 @@ class LearnerFunction:
         global _spare
         method, payload = start_method(), None
         if method == "spawn":
-            import cloudpickle
-
             try:
-                payload = cloudpickle.dumps(self.function)
+                payload = _dumps(self.function)
             except Exception:  # it reads a lock, a generator, an iterator ...: run it here
                 return self
             prestart()
