@@ -40,7 +40,7 @@
       }
       var name = /^[A-Za-z_]\w*/.exec(text.slice(i));
       if (name) { found.push({ op: name[0] }); i += name[0].length; continue; }
-      var op = text.slice(i, i + 2) === "**" || text.slice(i, i + 2) === "//" ? text.slice(i, i + 2) : c;
+      var two = text.slice(i, i + 2), op = two === "**" || two === "//" ? two : c;
       if ("([{".indexOf(op) >= 0 && ++depth >= 200) throw NOT_ANSWER;  /* Python's limit */
       if (")]}".indexOf(op) >= 0) depth--;
       found.push({ op: op });
@@ -92,9 +92,11 @@
   }
   function same(a, b) {
     var numbers = ["int", "float", "bool"];
-    if (numbers.indexOf(a.t) >= 0 && numbers.indexOf(b.t) >= 0) return a.v == b.v;  /* 1 == 1.0 == True */
+    /* 1 == 1.0 == True, as in a Python set */
+    if (numbers.indexOf(a.t) >= 0 && numbers.indexOf(b.t) >= 0) return a.v == b.v;
     if (a.t !== b.t || a.t === "str") return a.t === b.t && a.v === b.v;
-    return a.v.length === b.v.length && a.v.every(function (item, i) { return same(item, b.v[i]); });
+    return a.v.length === b.v.length &&
+      a.v.every(function (item, i) { return same(item, b.v[i]); });
   }
 
   /* A recursive descent over the tokens, in Python's precedence: tuple < sum < term < unary
@@ -123,7 +125,8 @@
       var inner = items(closer);
       take(closer);
       if (closer === ")") {
-        return inner.comma || inner.items.length === 0 ? { t: "tuple", v: inner.items } : inner.items[0];
+        var tuple = inner.comma || inner.items.length === 0;
+        return tuple ? { t: "tuple", v: inner.items } : inner.items[0];
       }
       if (closer === "]") return { t: "list", v: inner.items };
       if (!inner.items.every(hashable)) throw NOT_ANSWER;
@@ -148,12 +151,12 @@
     }
     function term() {
       var x = unary();
-      while (peek() === "*" || peek() === "/") { var op = list[at++].op; x = operate(op, x, unary()); }
+      while (peek() === "*" || peek() === "/") x = operate(list[at++].op, x, unary());
       return x;
     }
     function sum() {
       var x = term();
-      while (peek() === "+" || peek() === "-") { var op = list[at++].op; x = operate(op, x, term()); }
+      while (peek() === "+" || peek() === "-") x = operate(list[at++].op, x, term());
       return x;
     }
     var top = items("end");
@@ -173,7 +176,8 @@
     text = text.trim();
     if (percent && /%$/.test(text)) {
       var number = read(text.slice(0, -1), false);
-      return number.t === "int" || number.t === "float" ? { t: "float", v: Number(number.v) / 100 } : { t: "str", v: text };
+      if (number.t !== "int" && number.t !== "float") return { t: "str", v: text };
+      return { t: "float", v: Number(number.v) / 100 };
     }
     try {
       return settled(parser(tokens(text)));
@@ -186,7 +190,8 @@
   /* 94,714 or 0,5 for a number: what Python reads, and what to write (_typed.comma_hint) */
   function commaHint(spec, text) {
     text = text.trim();
-    if ((spec.kind !== "int" && spec.kind !== "number") || !/^[+-]?\d+(,\d+)+$/.test(text)) return null;
+    if (spec.kind !== "int" && spec.kind !== "number") return null;
+    if (!/^[+-]?\d+(,\d+)+$/.test(text)) return null;
     var sign = /^[+-]/.test(text) ? text[0] : "", groups = text.replace(/^[+-]/, "").split(",");
     var rest = groups.slice(1), fix;
     var thousands = groups[0] !== "0" && groups[0].length <= 3 &&
@@ -196,7 +201,7 @@
     else return null;
     var python = groups.every(function (g) { return /^(0|[1-9]\d*)$/.test(g) || /^0+$/.test(g); });
     if (!python) return DATA.typed.not_python.replace("{text}", text).replace("{fix}", fix);
-    var items = [BigInt(sign + groups[0]).toString()].concat(rest.map(function (g) { return BigInt(g).toString(); }));
+    var items = [sign + groups[0]].concat(rest).map(function (g) { return BigInt(g).toString(); });
     var shown = (items.length === 2 ? "a pair" : "a tuple") + " (" + items.join(", ") + ")";
     return DATA.typed.pair.replace("{text}", text).replace("{tuple}", shown).replace("{fix}", fix);
   }
@@ -214,7 +219,9 @@
 
   /* --- describe, as Python's describe() words it ------------------------------------- */
   function pyFloat(v) {
-    if (Number.isInteger(v) && Math.abs(v) < 1e16) return (Object.is(v, -0) ? "-" : "") + v.toFixed(1);
+    if (Number.isInteger(v) && Math.abs(v) < 1e16) {
+      return (Object.is(v, -0) ? "-" : "") + v.toFixed(1);
+    }
     if (v !== 0 && (Math.abs(v) >= 1e16 || Math.abs(v) < 1e-4)) {
       return v.toExponential().replace(/e([+-])(\d)$/, "e$10$2");
     }
@@ -269,7 +276,9 @@
   /* --- the spec's rules, as _rules.py applies them ----------------------------------- */
   function asInt(x) { /* an int (a Number, or a BigInt beyond 2**53), or null */
     if (x.t === "int") return x.v;
-    if (x.t === "float" && Number.isInteger(x.v)) return Number.isSafeInteger(x.v) ? x.v : BigInt(x.v);
+    if (x.t === "float" && Number.isInteger(x.v)) {
+      return Number.isSafeInteger(x.v) ? x.v : BigInt(x.v);
+    }
     return null;
   }
   function asNumber(x) { return x.t === "int" || x.t === "float" ? Number(x.v) : null; }
@@ -289,7 +298,9 @@
     var got = x.v.map(function (i) { return asInt(spec.pairs ? unpair(i) : i); });
     return got.indexOf(null) >= 0 ? null : got;
   }
-  function within(a, b) { return a.every(function (v) { return b.some(function (w) { return v == w; }); }); }
+  function within(a, b) {
+    return a.every(function (v) { return b.some(function (w) { return v == w; }); });
+  }
   function equal(spec, got, target, tol) {
     if (spec.kind === "number") return Math.abs(got - target) <= tol;
     if (spec.kind === "int_set") return within(got, target) && within(target, got);
@@ -306,7 +317,8 @@
   function matches(spec, rule, got) {
     if (rule.equals !== null && !equal(spec, got, rule.equals, rule.tol)) return false;
     if (rule.low !== null || rule.high !== null) {
-      var inside = (rule.low === null || got >= rule.low) && (rule.high === null || got <= rule.high);
+      var inside = (rule.low === null || got >= rule.low) &&
+        (rule.high === null || got <= rule.high);
       if (inside === rule.outside) return false;
     }
     return rule.item === null || got[rule.item] != spec.answer[rule.item];
@@ -348,7 +360,8 @@
   /* --- the forms --------------------------------------------------------------------- */
   function ordinal(n) {
     var tens = n % 100, ones = n % 10;
-    var end = tens > 10 && tens < 14 ? "th" : ones === 1 ? "st" : ones === 2 ? "nd" : ones === 3 ? "rd" : "th";
+    if (tens > 10 && tens < 14) return n + "th";
+    var end = ones === 1 ? "st" : ones === 2 ? "nd" : ones === 3 ? "rd" : "th";
     return n + end;
   }
   /* The verdict line; the same verdict again is said again, counted, so that the page (and
@@ -356,7 +369,8 @@
   function announce(out, line) {
     out.vxRepeats = line === out.vxLast ? (out.vxRepeats || 1) + 1 : 1;
     out.vxLast = line;
-    out.textContent = out.vxRepeats > 1 ? "Again (" + ordinal(out.vxRepeats) + " time): " + line : line;
+    var again = out.vxRepeats > 1 ? "Again (" + ordinal(out.vxRepeats) + " time): " : "";
+    out.textContent = again + line;
     out.className = "vx-verdict " + (/: right\.$/.test(line) ? "vx-right" : "vx-not-yet");
   }
   document.querySelectorAll("form.vx-answer").forEach(function (form) {
