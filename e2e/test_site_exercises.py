@@ -3,12 +3,14 @@ opened from build/html/ with every request beyond the machine blocked.
 
 * Both graders agree: every reference answer, every wrong answer the package's grader tests use,
   the accepted number forms (a fraction typed as 1/15, a rounded decimal, a percentage where
-  the spec allows one), other container forms and wrong types go through the page's grader and
-  through ``vx.exercises`` (the same text read as Python reads it), and the verdict lines are
-  equal, every one.
+  the spec allows one), other container forms and wrong types, and one list of typed strings
+  for every value exercise (issue 38's: 94,714, 0,5, 94_714, 14*14, a 401-digit int ...) go
+  through the page's grader and through ``vx.exercises`` reading the same text as Python reads
+  it (``_typed.grade_text``), and the verdict lines are equal, every one.
 * The forms: keyboard only (Tab to the input, type, Enter; the Check button by Space), the
-  verdict in a live region; a worked solution for all 35 exercises in a <details> that opens
-  without JavaScript; no request; axe 0 in light and dark (no sideways scroll at 390 px:
+  verdict in a live region, a repeated verdict said again with a count; each form says which
+  forms are accepted; a worked solution for all 35 exercises in a <details> that opens without
+  JavaScript; no request; axe 0 in light and dark (no sideways scroll at 390 px:
   test_site_reader.py).
 """
 
@@ -22,6 +24,7 @@ from conftest import block_network
 from playwright.sync_api import Browser, Page
 
 from vitexplain import exercises as ex
+from vitexplain.exercises import _typed
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "build" / "html"
@@ -69,15 +72,15 @@ TYPED = {
 }
 
 
-def python_value(text: str, percent: bool):
-    """The typed text as the same answer in Python: a literal or a fraction, a percentage where
-    the spec allows one, else the text itself (a str)."""
-    if percent and text.endswith("%"):
-        return float(text[:-1]) / 100
-    try:
-        return eval(text, {"__builtins__": {}})  # the test's own literals, nothing else
-    except (NameError, SyntaxError):
-        return text
+# Typed into every value exercise: issue 38's inputs and the grammar's corners (both graders
+# must read each as Python reads it, and name the same slips).
+EVERYWHERE = [
+    "94,714", "4,080", "3,136", "443,136", "0,5", "1,234,567", "-94,714", "0,500", "3,05",
+    "94_714", "14*14", "9*5", "24+1", "16/8", "2**10", "2**-1", "-2**2", "-(3)", "(13,)", "13,",
+    "1" + "0" * 400, "1e400", "10**400", "1/0", "0.0**-1", "(-8)**(1/3)", "2**200", "1e25",
+    "9007199254740993", "0x1F", "0777", "007.5", "1_000.5", "1__0", "1j", "1.2.3", "{}", "()",
+    "{1, 1.0, True}", "[[[[[[[[[13]]]]]]]]]", "True + 1", "1 # note", "1//2", "50%", "None", "x",
+]  # fmt: skip
 
 
 def cases() -> list[tuple[str, str]]:
@@ -87,7 +90,7 @@ def cases() -> list[tuple[str, str]]:
         answer = item.grade.answer
         reference = repr(list(answer) if item.grade.kind == "int_set" else answer)
         found += [(exercise_id, reference), (exercise_id, repr(item.wrong()))]
-        found += [(exercise_id, text) for text in TYPED.get(exercise_id, [])]
+        found += [(exercise_id, text) for text in TYPED.get(exercise_id, []) + EVERYWHERE]
     return found
 
 
@@ -124,14 +127,13 @@ def test_every_typed_answer_gets_the_same_verdict_from_both_graders(page: Page):
             [ids, typed],
         )
         for (exercise_id, text), site in zip(items, on_page, strict=True):
-            percent = ALL[exercise_id].grade.percent
-            python = ex.verdict(exercise_id, ex.grade(exercise_id, python_value(text, percent)))
+            python = ex.verdict(exercise_id, _typed.grade_text(ALL[exercise_id].grade, text))
             compared += 1
             if site != python:
                 disagree.append((exercise_id, text, python, site))
     assert page.errors == []
     assert disagree == [], "\n".join(map(str, disagree))
-    assert compared >= 180, compared  # 185 typed answers over the 25 value exercises
+    assert compared >= 180 + 25 * len(EVERYWHERE), compared
 
 
 def test_the_accepted_forms_are_right_and_the_wrong_ones_are_not(page: Page):
@@ -161,6 +163,29 @@ def test_an_answer_is_checked_by_keyboard_and_announced(page: Page):
     page.keyboard.press("Space")
     assert verdict.inner_text() == "Exercise 01.2: right."
     assert page.errors == []
+
+
+def test_the_same_verdict_again_is_said_again(page: Page):
+    """A second wrong answer with the same verdict changes the line (and so is announced)."""
+    assert _open(page, PAGES["06"]) == []
+    field, verdict = page.locator("#vx-answer-06-1"), page.locator("#vx-exercise-06-1 .vx-verdict")
+    wrong = ex.verdict("06.1", ex.grade("06.1", 0))
+    shown = []
+    for text in ("0", "0", "-0", "1.5"):
+        field.fill(text)
+        field.press("Enter")
+        shown.append(verdict.inner_text())
+    assert shown[:3] == [wrong, "Again (2nd time): " + wrong, "Again (3rd time): " + wrong]
+    assert shown[3] == ex.verdict("06.1", ex.grade("06.1", 1.5))  # another verdict: no count
+    assert verdict.get_attribute("aria-live") == "polite"
+
+
+def test_each_form_says_what_it_accepts(page: Page):
+    for notebook in ("01", "06"):
+        _open(page, PAGES[notebook])
+        for note in page.locator(".vx-forms").all():
+            text = note.inner_text()
+            assert "94_714" in text and "14*14" in text and "a comma makes a tuple" in text
 
 
 def test_every_exercise_has_a_worked_solution_that_opens_without_javascript(browser: Browser):

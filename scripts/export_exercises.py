@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from vitexplain import exercises as ex
+from vitexplain.exercises import _typed
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "_data" / "exercises.json"
@@ -48,7 +49,7 @@ def export() -> dict[str, Any]:
             "right": ex.verdict("{id}", None),
             "hint": ex.verdict("{id}", "{hint}"),
         },
-        "not_finite": ex._rules.NOT_FINITE,
+        "typed": _typed.MESSAGES,
         "exercises": entries,
     }
 

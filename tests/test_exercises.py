@@ -216,7 +216,7 @@ def test_the_08_1_slips_are_what_they_say():
     # each slip stays apart from the mean by more than the CPUs move them
     assert abs(nb08._MEDIAN_WITHOUT_RESIDUAL - nb08._MEAN_WITHOUT_RESIDUAL) > 4 * tol
     assert abs(nb08._MEAN_WITH_RESIDUAL - nb08._MEAN_WITHOUT_RESIDUAL) > 4 * tol
-    assert "median" in ex.grade("08.1", 0.112) and "median" in ex.grade("08.1", 0.11)
+    assert "median" in ex.grade("08.1", 0.112) and "median" not in ex.grade("08.1", 0.11)
     assert ex.grade("08.1", 0.1037) is None and ex.grade("08.1", 0.10) is None
 
 

@@ -28,8 +28,9 @@ DATA = DOCS / "_data" / "exercises.json"
 SCRIPT = DOCS / "_js" / "exercises.js"
 CHECK_CALL = re.compile(r"vx\.exercises\.check\(\s*\"(\d\d\.\d)\"")
 FORMS = (
-    "Type a number (a fraction such as 1/15 works), an int, True or False, or a tuple such as "
-    "(196, 768), as the task asks, then press Enter or Check."
+    "Type it as Python reads it: 94714 or 94_714 (a comma makes a tuple), 0.5 or 1/2, "
+    "arithmetic such as 14*14 or 2**10, True or False, a tuple such as (196, 768); then press "
+    "Enter or Check."
 )
 PRIVACY = (
     "Checked here, in your browser, by the same rules and hints as vx.exercises.check; nothing "
@@ -94,7 +95,7 @@ def _cell_of(node: nodes.Node) -> nodes.Node:
 
 
 def _script(data: dict[str, Any], used: dict[str, Any]) -> str:
-    page = {"verdict": data["verdict"], "not_finite": data["not_finite"], "specs": used}
+    page = {"verdict": data["verdict"], "typed": data["typed"], "specs": used}
     text = json.dumps(page, ensure_ascii=False).replace("</", "<\\/")
     code = SCRIPT.read_text(encoding="utf-8")
     return (

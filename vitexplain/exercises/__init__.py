@@ -15,7 +15,9 @@ Grading neither reads nor changes the learner's global state (default dtype and 
 states): it runs under :func:`~vitexplain.exercises._run.clean_state`. A value answer is graded
 at once from its spec (the reference is shipped in the spec; a test recomputes it). A function
 answer runs in a worker process, killed as soon as one call passes :data:`ANSWER_TIME_LIMIT`
-seconds (on Linux, macOS and Windows alike); its result comes back as plain numbers.
+seconds (on Linux, macOS and Windows alike); its result comes back as plain numbers. One that no
+worker can take (it reads a lock or a generator of the notebook) runs in a thread here, under
+the same limit. An interrupted check raises :class:`~._run.Interrupted`, one line in a notebook.
 
 Writing an exercise: add an :class:`Exercise` to ``EXERCISES`` of the notebook's ``nbNN.py``.
 """
@@ -41,7 +43,7 @@ from ._rules import (
     is_unfilled,
     normalize,
 )
-from ._run import LearnerFunction, clean_state, grade_function, prestart
+from ._run import Interrupted, LearnerFunction, clean_state, grade_function, prestart
 
 __all__ = [
     "ANSWER_TIME_LIMIT",
@@ -159,11 +161,14 @@ def grade(exercise_id: str, answer: Any) -> str | None:
     prestart()  # without fork: a worker warms up for the next function answer
     if answer is Ellipsis:
         return NO_ANSWER
-    with clean_state():
-        if isinstance(item.grade, ValueSpec):
-            kind, hint = _grade_value(item, answer)
-        else:
-            kind, hint = _grade_function(item, answer)
+    try:
+        with clean_state():
+            if isinstance(item.grade, ValueSpec):
+                kind, hint = _grade_value(item, answer)
+            else:
+                kind, hint = _grade_function(item, answer)
+    except KeyboardInterrupt:  # one line in a notebook, not the checker's traceback
+        raise Interrupted(f"the check of exercise {exercise_id} was interrupted") from None
     if kind == "bug":  # the grader failed: say so, do not blame the learner
         return (
             f"the checker could not use this answer ({textwrap.shorten(hint, 160)}). If it has "

@@ -10,21 +10,33 @@ number), so nothing it changes or fakes reaches the grader.
 Start methods: ``fork`` on Linux (the worker inherits the function: no pickling, ready in
 milliseconds); ``spawn`` elsewhere, or when :data:`START_METHOD` says so (the tests force it):
 the function is sent by value (``cloudpickle``) to a worker started ahead of time and kept warm
-(a fresh one is started after each grading). In the worker each call starts from the same state
+(a fresh one is started after each grading). A function that cannot be sent (it reads a lock, a
+generator or a DataLoader iterator of the notebook) or that the worker cannot load (an
+``lru_cache`` wrapper of the notebook, sent by name) is run here instead, in a thread, under the
+same time limit (:func:`_here`). In the worker each call starts from the same state
 (float32, CPU, seeds 0) and runs under a memory limit where the OS has ``RLIMIT_DATA`` (Linux).
 What a call prints and displays comes back with its result (:mod:`._output`); a spawned worker
 of a notebook starts an IPython shell of its own, so that ``display()`` works there too.
+
+Interrupting a check (Ctrl-C, Jupyter's Interrupt) is the learner's process's business: workers
+start with SIGINT ignored (a POSIX child keeps SIG_IGN, and a spawned Python does not replace
+it), so no worker prints a traceback of its own; the learner's process raises :class:`Interrupted`,
+which a notebook shows as one line.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import io
 import multiprocessing
 import os
 import pickle
 import random
+import signal
 import sys
 import textwrap
+import threading
 import types
 import warnings
 from collections.abc import Callable, Iterator
@@ -34,7 +46,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ._output import Event, recording, shell_settings, start_ipython
+from ._output import Event, ipython, recording, shell_settings, start_ipython
 from ._rules import LearnerError, coerce
 from ._watch import watch
 
@@ -103,6 +115,7 @@ def _limit_memory() -> None:
 
 def _serve(conn: Connection, function: Callable[..., Any] | None, shell: str | None) -> None:
     """The worker: receive the function (spawn) and its settings, then answer calls."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner's process handles interrupts
     torch.set_num_threads(1)  # small inputs; and a forked child has no OpenMP pool
     if shell is not None:  # spawned for a notebook: display() needs a shell (fork inherits it)
         start_ipython(shell)
@@ -111,12 +124,68 @@ def _serve(conn: Connection, function: Callable[..., Any] | None, shell: str | N
     if function is None:
         import cloudpickle
 
-        function = cloudpickle.loads(message[1])
+        try:
+            function = cloudpickle.loads(message[1])
+        except Exception as error:  # e.g. an lru_cache wrapper of the notebook, sent by name
+            conn.send(("unloadable", f"{type(error).__name__}: {error}"))
+            return
+    conn.send(("loaded",))
     returns, forbids = message[2], message[3]
     _limit_memory()
     while (request := conn.recv_bytes()) != b"":
         conn.send_bytes(pickle.dumps(_call(function, returns, forbids, pickle.loads(request))))
     conn.close()
+
+
+class _Holder:
+    """Stands in for a cached function until its code arrives (a recursive one refers to its
+    own cache: the cache is made first, the code set after)."""
+
+    function: Callable[..., Any] | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.function(*args, **kwargs)
+
+
+def _cache(maxsize: int | None, typed: bool) -> Callable[..., Any]:
+    return functools.lru_cache(maxsize=maxsize, typed=typed)(_Holder())
+
+
+def _fill(cache: Any, function: Callable[..., Any]) -> None:
+    cache.__wrapped__.function = function
+    functools.update_wrapper(cache, function)
+
+
+def _dumps(function: Callable[..., Any]) -> bytes:
+    """The function by value (cloudpickle), and with it the notebook's ``lru_cache`` wrappers
+    (``@functools.cache`` too), which pickle would send by a name the worker does not have."""
+    import cloudpickle
+
+    class Pickler(cloudpickle.Pickler):
+        def reducer_override(self, obj: Any) -> Any:
+            if isinstance(obj, functools._lru_cache_wrapper) and obj.__module__ == "__main__":
+                settings = obj.cache_parameters()
+                cache = (settings["maxsize"], settings["typed"])
+                return _cache, cache, obj.__wrapped__, None, None, _fill
+            return super().reducer_override(obj)
+
+    buffer = io.BytesIO()
+    Pickler(buffer, protocol=pickle.DEFAULT_PROTOCOL).dump(function)
+    return buffer.getvalue()
+
+
+@contextlib.contextmanager
+def _interrupts_ignored() -> Iterator[None]:
+    """SIGINT ignored while a worker starts, so that the worker ignores it from its start."""
+    previous = signal.getsignal(signal.SIGINT)  # None: set outside Python, not restorable
+    if threading.current_thread() is not threading.main_thread() or previous is None:
+        yield  # only the main thread may set a handler; _serve ignores it a little later
+        return
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _start(method: str, function: Callable[..., Any] | None) -> tuple[Any, Connection]:
@@ -129,13 +198,87 @@ def _start(method: str, function: Callable[..., Any] | None) -> tuple[Any, Conne
         # again in the worker; the function travels by value, so the worker needs no __main__.
         sys.modules["__main__"] = types.ModuleType("__main__")
     try:
-        with warnings.catch_warnings():  # Python 3.12+: fork of a threaded process; the
-            warnings.simplefilter("ignore", DeprecationWarning)  # worker uses one thread
+        with warnings.catch_warnings(), _interrupts_ignored():  # Python 3.12+: fork of a
+            warnings.simplefilter("ignore", DeprecationWarning)  # threaded process; 1 thread
             process.start()
     finally:
         sys.modules["__main__"] = main
     theirs.close()
     return process, ours
+
+
+def _stop(worker: tuple[Any, Connection]) -> None:
+    """End a worker: ask, and kill it if it has not ended a second later."""
+    process, conn = worker
+    with contextlib.suppress(OSError):
+        conn.send_bytes(b"")
+    process.join(1)
+    if process.is_alive():
+        process.kill()
+        process.join()
+    conn.close()
+
+
+def _load(worker: tuple[Any, Connection], message: tuple) -> bool:
+    """Whether the worker started and loaded the function; if not, it is stopped."""
+    conn = worker[1]
+    try:
+        if conn.poll(STARTUP_LIMIT) and conn.recv() == ("ready",):
+            conn.send(message)
+            if conn.poll(STARTUP_LIMIT) and conn.recv() == ("loaded",):
+                return True
+    except (EOFError, OSError):  # the worker ended while starting
+        pass
+    _stop(worker)
+    return False
+
+
+class Interrupted(KeyboardInterrupt):
+    """A check the learner interrupted; a notebook shows it as one line, not a traceback."""
+
+    def _render_traceback_(self) -> list[str]:  # IPython shows these lines instead of one
+        return [f"KeyboardInterrupt: {self}"]
+
+
+def _interrupt(thread: threading.Thread) -> None:
+    """Raise Interrupted in a thread at its next line of Python (a learner's loop ends there)."""
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(thread.ident), ctypes.py_object(Interrupted)
+    )
+
+
+def _here(
+    function: Callable[..., Any], returns: type, forbids: tuple[str, ...], args: Any, limit: float
+):
+    """One call in this process, for a function no worker can hold: in a thread, on a copy of
+    the inputs, stopped at ``limit`` seconds (if it runs Python code then), the result copied.
+
+    Returns:
+        What :func:`_call` returns, or None when the call took longer than ``limit``.
+    """
+    box: list[Any] = []
+    args = pickle.loads(pickle.dumps(args))
+    shell = ipython()
+    streams = sys.stdout, sys.stderr, shell.display_pub if shell is not None else None
+    thread = threading.Thread(
+        target=lambda: box.append(_call(function, returns, forbids, args)), daemon=True
+    )
+    thread.start()
+    late = True
+    try:
+        thread.join(limit)
+        late = thread.is_alive()
+    finally:
+        if late:  # too long, or the learner interrupted the check
+            _interrupt(thread)
+            thread.join(0.5)
+        if thread.is_alive():  # still in C code (a sleep): the learner's output is theirs again
+            sys.stdout, sys.stderr = streams[:2]
+            if shell is not None:
+                shell.display_pub = streams[2]
+    return None if late else pickle.loads(pickle.dumps(box[0]))
 
 
 _spare: tuple[Any, Connection] | None = None  # a spawned worker waiting for its function
@@ -159,8 +302,6 @@ def _ended(process: Any) -> str:
     process.join(1)
     code = process.exitcode
     if code is not None and code < 0:
-        import signal
-
         name = signal.Signals(-code).name
         why = " (out of memory?)" if name == "SIGKILL" else ""
         return f"your function's process was killed by {name}{why}"
@@ -172,13 +313,14 @@ class LearnerFunction:
 
     Use as a context manager (it starts and ends the worker). Calls return a Python int, or a
     tensor (``returns`` torch.Tensor) or array (np.ndarray) of the dtype the learner returned.
+    A function no worker can hold (see the module) runs in this process: :func:`_here`.
     """
 
     def __init__(self, function: Callable[..., Any], returns: type, forbids=(), limit=10.0):
         self.function, self.returns, self.forbids, self.limit = function, returns, forbids, limit
         self.used: str | None = None
         self.outputs: list[Event] = []  # what the first call that printed or displayed did
-        self._worker: tuple[Any, Connection] | None = None
+        self._worker: tuple[Any, Connection] | None = None  # None: calls run in this process
 
     def __repr__(self) -> str:
         return f"your function {getattr(self.function, '__name__', '')}".rstrip()
@@ -187,33 +329,32 @@ class LearnerFunction:
         global _spare
         method, payload = start_method(), None
         if method == "spawn":
-            import cloudpickle
-
-            payload = cloudpickle.dumps(self.function)
+            try:
+                payload = _dumps(self.function)
+            except Exception:  # it reads a lock, a generator, an iterator ...: run it here
+                return self
             prestart()
-            self._worker, _spare = _spare, None
+            worker, _spare = _spare, None
         else:
-            self._worker = _start(method, self.function)
-        process, conn = self._worker
-        if not conn.poll(STARTUP_LIMIT):
-            raise RuntimeError(f"the grading process did not start in {STARTUP_LIMIT:g} s")
-        conn.recv()  # ("ready",)
-        conn.send(("load", payload, self.returns, self.forbids))
+            worker = _start(method, self.function)
+        if _load(worker, ("load", payload, self.returns, self.forbids)):
+            self._worker = worker
         return self
 
     def __exit__(self, *exc: object) -> None:
-        process, conn = self._worker
-        with contextlib.suppress(OSError):
-            conn.send_bytes(b"")
-        process.join(1)
-        if process.is_alive():
-            process.kill()
-            process.join()
-        conn.close()
+        if self._worker is not None:
+            _stop(self._worker)
+            self._worker = None
         if start_method() == "spawn":
             prestart()  # warm for the next grading
 
-    def __call__(self, *args: Any) -> Any:
+    def _result(self, args: tuple) -> tuple:
+        """("ok" | "error", value, used, outputs) of one call, in the worker or here."""
+        if self._worker is None:
+            reply = _here(self.function, self.returns, self.forbids, args, self.limit)
+            if reply is None:
+                raise LearnerError(f"your function took longer than {self.limit:g} s")
+            return reply
         process, conn = self._worker
         try:
             conn.send_bytes(pickle.dumps(args))
@@ -223,9 +364,12 @@ class LearnerFunction:
             process.kill()
             raise LearnerError(f"your function took longer than {self.limit:g} s")
         try:
-            kind, value, used, outputs = pickle.loads(conn.recv_bytes())
+            return pickle.loads(conn.recv_bytes())
         except (EOFError, OSError):
             raise LearnerError(_ended(process)) from None
+
+    def __call__(self, *args: Any) -> Any:
+        kind, value, used, outputs = self._result(args)
         self.used = self.used or used
         self.outputs = self.outputs or outputs
         if kind == "error":

@@ -29,6 +29,10 @@ _TOKENS_RGB224 = ValueSpec(
     expects="a pair of ints (number of tokens, token length)",
     rules=(
         Rule(
+            "the two numbers are swapped: the pair is (number of tokens, token length)",
+            equals=(3 * 16 * 16, (224 // 16) ** 2),
+        ),
+        Rule(
             "the number of tokens is (patches along the height) * (patches along the width)",
             item=0,
         ),
