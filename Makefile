@@ -27,7 +27,7 @@ LINT_DIRS := $(wildcard vitexplain tests notebooks benchmarks scripts e2e docs)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 .PHONY: help setup lab lab-refresh test test-notebooks test-baseline test-notebooks-baseline html pdf e2e \
-	figures weights ablation ablation-select robustness lint bench clean
+	figures weights ablation ablation-select robustness lint bench mutation clean
 
 help:
 	@echo "vitexplain -- targets (each but html creates $(VENV) from requirements.lock on first use):"
@@ -59,6 +59,9 @@ help:
 	@echo "                (26 runs, ~9 min on 2 busy cores): vitexplain/weights/scramble_robustness.json"
 	@echo "  make lint     ruff check and ruff format --check on $(LINT_DIRS)"
 	@echo "  make bench    benchmarks/bench.py: vitexplain against PyTorch's own modules, as ratios"
+	@echo "  make mutation  mutation testing (mutmut, pip-installed into $(VENV) on first use, not in"
+	@echo "                the lock) of the idea modules and the grader's rules, each against its own"
+	@echo "                tests; MODULES='attention vit' for some (long: see benchmarks/mutation.md)"
 	@echo "  make clean    remove $(VENV), $(DOCS_VENV), caches and build artefacts (keeps figures/,"
 	@echo "                notebooks/)"
 
@@ -238,6 +241,13 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py
+
+# Not in CI and not in requirements.lock: mutmut is pinned here and installed on first use.
+MUTMUT := mutmut==3.8.1
+mutation: $(STAMP)
+	@$(BIN)/python -c 'import importlib.metadata as m, sys; sys.exit(m.version("mutmut") != "$(word 2,$(subst ==, ,$(MUTMUT)))")' 2>/dev/null \
+	    || $(BIN)/python -m pip install --disable-pip-version-check '$(MUTMUT)'
+	nice $(BIN)/python benchmarks/mutation.py $(MODULES)
 
 clean:
 	rm -rf $(VENV) $(DOCS_VENV) build dist *.egg-info .pytest_cache .ruff_cache

@@ -52,6 +52,36 @@ def test_fused_and_explicit_paths_agree(heads):
     assert weights.shape == (3, heads, 15, 15) and torch.allclose(weights, expected, atol=1e-6)
 
 
+@pytest.mark.parametrize("fused", [True, False])
+@torch.no_grad()
+def test_module_is_its_definition_with_scale_out_dim_and_value_skip(fused):
+    """Every option at once against the definition by hand: q | k | v from one linear layer,
+    split into heads, attention by loops at the given scale, heads side by side, the output
+    projection, then T2T's skip connection (+ v)."""
+    dim, out_dim, heads, scale = 12, 8, 2, 0.3
+    attn = Attention(dim, heads, True, scale, fused, out_dim=out_dim, value_skip=True).double()
+    x = torch.randn(1, 5, dim, dtype=torch.float64)
+    qkv = x[0] @ attn.qkv.weight.T + attn.qkv.bias  # (N, 3 out_dim): q | k | v
+    q, k, v = qkv.split(out_dim, dim=-1)  # (N, out_dim) each
+    d = out_dim // heads
+    heads_out = [
+        _attention_by_loops(
+            q[:, h * d : (h + 1) * d], k[:, h * d : (h + 1) * d], v[:, h * d : (h + 1) * d], scale
+        )
+        for h in range(heads)
+    ]
+    expected = torch.cat(heads_out, dim=-1) @ attn.proj.weight.T + attn.proj.bias + v
+    assert torch.allclose(attn(x)[0], expected, atol=1e-12)
+    assert attn.qkv.weight.shape == (3 * out_dim, dim) and attn.qkv.bias is not None
+
+
+def test_module_defaults_are_one_head_no_qkv_bias_fused_no_skip():
+    """The defaults: one head, no qkv bias (notebook 06 counts the bias only when asked)."""
+    attn = Attention(8)
+    assert (attn.num_heads, attn.head_dim, attn.out_dim, attn.scale) == (1, 8, 8, 8**-0.5)
+    assert attn.qkv.bias is None and attn.fused is True and attn.value_skip is False
+
+
 def test_attention_is_permutation_equivariant():
     attn = Attention(32, num_heads=4)
     x = torch.randn(1, 15, 32)
@@ -64,10 +94,12 @@ def test_attention_is_permutation_equivariant():
     "args, message",
     [
         (([[1.0]], torch.zeros(1, 1), torch.zeros(1, 1)), "q must be a tensor"),
-        ((torch.zeros(4, 8), torch.zeros(4, 6), torch.zeros(4, 8)), "last dimension, got 8 and 6"),
+        # (1, 4, 8) and (1, 4, 6): the message reads the last axis, not the second
+        ((torch.zeros(1, 4, 8), torch.zeros(1, 4, 6), torch.zeros(1, 4, 8)), "got 8 and 6"),
         ((torch.zeros(4, 8), torch.zeros(4, 8), torch.zeros(5, 8)), "tokens, got 4 and 5"),
         ((torch.zeros(4, 8), torch.zeros(0, 8), torch.zeros(0, 8)), "k holds no keys"),
         ((*(torch.zeros(2, 4),) * 3, float("nan")), "scale must be positive, got nan"),
+        ((*(torch.zeros(2, 4),) * 3, 0.0), "scale must be positive, got 0.0"),
     ],
 )
 def test_attention_names_the_bad_argument(args, message):

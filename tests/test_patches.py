@@ -156,3 +156,11 @@ def test_patch_embed_names_a_patch_size_or_an_image_that_does_not_fit(mountain):
         embed(mountain.expand(1, 3, 60, 100))
     # numpy integers are valid sizes
     assert PatchEmbed((60, 100), np.int64(10), embed_dim=16).num_tokens == 60
+
+
+def test_one_int_is_a_square_image_and_the_grid_counts_in_ints():
+    embed = PatchEmbed(12, 4)  # ViT-Base's embedding length by default
+    assert embed.grid_size == (3, 3) and all(type(n) is int for n in embed.grid_size)
+    x = torch.randn(2, 1, 12, 12)
+    assert embed(x).shape == (2, 9, 768)
+    assert torch.equal(unpatchify(patchify(x, 4), 12, 4), x)
