@@ -168,6 +168,8 @@ def add_exercises(app: Sphinx, doctree: nodes.document, docname: str) -> None:
         parts.append(_solution(exercise_id, entry))
         slug, inner = _slug(exercise_id), "".join(parts)
         box = f'<div class="vx-exercise" id="vx-exercise-{slug}">{inner}</div>'
+        if "kind" in entry:  # a prediction or a warm-up
+            box = f'<div class="vx-prompt-box" id="vx-prompt-{slug}">{inner}</div>'
         cell = _cell_of(block)
         cell.parent.insert(cell.parent.index(cell) + 1, nodes.raw("", box, format="html"))
     if used:

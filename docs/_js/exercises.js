@@ -216,7 +216,7 @@
     var id = form.dataset.exercise, out = form.querySelector(".vx-verdict");
     var reveal = null, note = form.querySelector(".vx-reveal-note");
     if (form.classList.contains("vx-predict")) {
-      var next = form.closest(".vx-exercise").nextElementSibling;
+      var next = form.closest(".vx-prompt-box").nextElementSibling;
       while (next && !(next.classList.contains("cell") && next.querySelector(".cell_output"))) {
         next = next.nextElementSibling;
       }
