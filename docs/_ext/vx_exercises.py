@@ -155,17 +155,17 @@ def add_exercises(app: Sphinx, doctree: nodes.document, docname: str) -> None:
         exercise_id = found[1]
         entry = entries[exercise_id]
         parts = []
-        if entry.get("kind") == "prediction":
+        if entry.get("kind") == "prediction":  # its reveal is the next cell: no solution
             used[exercise_id] = entry["spec"]
             parts.append(_predict_form(exercise_id, entry["spec"]))
         elif entry.get("kind") == "warmup":
             used[exercise_id] = entry["spec"]
             parts.append(_form(exercise_id, "warm-up", "vx-prompt"))
-            parts.append(_solution(exercise_id, entry))
         elif "spec" in entry:
             used[exercise_id] = entry["spec"]
             parts.append(_form(exercise_id))
-        parts.append(_solution(exercise_id, entry))
+        if entry.get("kind") != "prediction":
+            parts.append(_solution(exercise_id, entry))
         slug, inner = _slug(exercise_id), "".join(parts)
         box = f'<div class="vx-exercise" id="vx-exercise-{slug}">{inner}</div>'
         if "kind" in entry:  # a prediction or a warm-up
