@@ -352,7 +352,7 @@ PREDICTIONS: list[Exercise] = [
         wrong=lambda: 1024.0,
         why=(
             "A common guess is about L = 1024, counting the table alone; but S holds about 2 L² "
-            "numbers too, so the ratio is about L² d / 2 L² = d / 2 = 30 for d = 64."
+            "numbers too, so the ratio is about L² d / 2 L² = d / 2: 30 for d = 64."
         ),
     ),
     Exercise(
