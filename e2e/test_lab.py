@@ -65,11 +65,17 @@ def source(cell: dict) -> str:
     return text if isinstance(text, str) else "".join(text)
 
 
+def folded(cell: dict) -> bool:
+    """A prediction's reveal: its outputs are stored folded (`jupyter.outputs_hidden`), and Lab
+    renders them only when the reader opens them (e2e/test_lab_predictions.py does)."""
+    return bool(cell.get("metadata", {}).get("jupyter", {}).get("outputs_hidden"))
+
+
 def stored_images(nb: dict) -> dict[str, int]:
     """Stored figures by image type: HTML <figure>s (what Lab renders of a bundle holding both
-    is the HTML), else bare image outputs."""
+    is the HTML), else bare image outputs; folded cells left out."""
     counts = dict.fromkeys(IMAGE_MIMES, 0)
-    for cell in nb["cells"]:
+    for cell in (c for c in nb["cells"] if not folded(c)):
         for output in cell.get("outputs", []):
             data = output.get("data", {})
             html = data.get("text/html", "")
@@ -86,9 +92,9 @@ def stored_images(nb: dict) -> dict[str, int]:
 
 
 def stored_captions(nb: dict) -> list[str]:
-    """The captions of the stored HTML figures, in order."""
+    """The captions of the stored HTML figures, in order (folded cells left out)."""
     captions = []
-    for cell in nb["cells"]:
+    for cell in (c for c in nb["cells"] if not folded(c)):
         for output in cell.get("outputs", []):
             html = output.get("data", {}).get("text/html", "")
             html = html if isinstance(html, str) else "".join(html)

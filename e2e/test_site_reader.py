@@ -301,6 +301,8 @@ def test_every_page_at_390_px(browser: Browser, browser_context_args: dict):
         text_px, sections = {}, []
         for name in PAGES:
             page.goto(_url_of(name), wait_until="load")
+            # a prediction hides its reveal until "Show me": show them all, as a reader may
+            page.evaluate("document.querySelectorAll('button.vx-show').forEach(b => b.click())")
             page.evaluate("document.fonts.ready")
             page.evaluate(
                 "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"

@@ -3,8 +3,9 @@
 The site is built without torch, so it cannot import the package: this script (run by
 ``make figures``) exports, for every exercise, its grading spec (a value exercise: the same
 :class:`~vitexplain.exercises.ValueSpec` that ``check`` grades by), its worked solution (a
-value, or a function's source) and its explanation. tests/test_exercises_site.py checks that the
-tracked file equals a fresh export.
+value, or a function's source) and its explanation; likewise every prediction and warm-up
+(``vx.exercises.prompts()``; a prediction's spec may be a ``ChoiceSpec``).
+tests/test_exercises_site.py checks that the tracked file equals a fresh export.
 
     python scripts/export_exercises.py [--out docs/_data/exercises.json]
 """
@@ -32,8 +33,36 @@ def _shown(value: Any) -> str:
     return repr(value)
 
 
+def _prompt(exercise_id: str, item: Any) -> dict[str, Any]:
+    """A prediction's or warm-up's entry: its kind, spec, answer as shown, explanation."""
+    kind = "prediction" if exercise_id[3] == "p" else "warmup"
+    spec = item.grade
+    if isinstance(spec, ex.ChoiceSpec):
+        shown = f"({spec.answer}) {spec.options[spec.letters.index(spec.answer)]}"
+    else:
+        shown = _shown(spec.answer)
+    return {"kind": kind, "spec": spec.to_json(), "answer": shown, "why": item.why}
+
+
+def _prompt_verdicts() -> dict[str, dict[str, str]]:
+    """The lines check() prints for a prediction and a warm-up, with {id}, {hint}, {why} to
+    fill in; "none" is the page's line for an empty answer."""
+    lines = {}
+    for kind, sample in (("prediction", "00.p0"), ("warmup", "00.w0")):
+        lines[kind] = {
+            "right": ex.verdict(sample, None, "{why}").replace(sample, "{id}"),
+            "hint": ex.verdict(sample, "{hint}").replace(sample, "{id}"),
+        }
+    lines["prediction"]["none"] = (
+        "Prediction {id}: no guess yet: choose or type yours, then press Enter or Check."
+    )
+    lines["warmup"]["none"] = "Warm-up {id}: no answer yet: type yours, then press Enter or Check."
+    return lines
+
+
 def export() -> dict[str, Any]:
-    """The site's data: one entry per exercise, in notebook order."""
+    """The site's data: one entry per exercise, in notebook order; then the predictions and
+    warm-ups (``prompts``) and their verdict lines."""
     entries = {}
     for exercise_id, item in ex.exercises().items():
         entry: dict[str, Any] = {"why": item.why}
@@ -51,6 +80,8 @@ def export() -> dict[str, Any]:
         },
         "typed": _typed.MESSAGES,
         "exercises": entries,
+        "prompt_verdict": _prompt_verdicts(),
+        "prompts": {i: _prompt(i, item) for i, item in ex.prompts().items()},
     }
 
 

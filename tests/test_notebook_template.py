@@ -1,7 +1,8 @@
 """Every notebook follows the one chapter template of CONTRIBUTING.md ("One template for every
 notebook"): the title; "Before you start" (learning objectives, each naming the exercise that
-checks it; prerequisites; the estimated time, as scripts/chapter_time.py computes it); numbered
-sections; Explore where the notebook has one; Summary (its key points); Exercises; References."""
+checks it; prerequisites; the estimated time, as scripts/chapter_time.py computes it); from 02 on
+a Warm-up (questions on earlier notebooks); numbered sections, with predictions before their
+reveals; Explore where the notebook has one; Summary (its key points); Exercises; References."""
 
 import importlib.util
 import re
@@ -11,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from vitexplain.exercises import exercises
+from vitexplain.exercises import exercises, prompts
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -24,6 +25,10 @@ spec.loader.exec_module(chapter_time)
 EXERCISE_IDS = set(exercises())
 EXERCISE_ID = re.compile(r"\b(\d\d\.\d+)\b")
 CLOSING = ["Summary", "Exercises", "References"]
+PROMPTS = prompts()
+# Notebooks whose warm-ups and predictions are still to be written: remove a number when its
+# notebook gets them (tests/test_predictions.py keeps the same set).
+PENDING = {"06", "08"}
 
 
 def _markdown_lines(cell) -> list[str]:
@@ -112,7 +117,9 @@ def test_sections_follow_the_template(notebook):
     names = [name for _, name in _headings(notebook, 2)]
     assert names[0] == "Before you start"
     assert names[-3:] == CLOSING
-    middle = names[1:-3]
+    warm_up = any(i.startswith(f"{notebook.number}.w") for i in PROMPTS)
+    assert (names[1] == "Warm-up") == warm_up
+    middle = names[1 + warm_up : -3]
     has_explore = any("explore" in c.metadata.get("tags", []) for c in notebook.cells)
     if has_explore:
         assert middle[-1] == "Explore"
@@ -244,3 +251,50 @@ def test_readme_states_the_computed_times_and_the_shortest_path():
     skipped = sorted(set(needs) - wanted)
     route = " → ".join(sorted(wanted))
     assert f"({route}: {' and '.join(skipped)} can wait)" in readme
+
+
+def _mine(notebook, kind: str) -> list[str]:
+    return [i for i in PROMPTS if i.startswith(f"{notebook.number}.{kind}")]
+
+
+def test_warm_up_opens_the_notebook(notebook):
+    """From 02 on, `## Warm-up` follows the imports: 2 or 3 questions, each `**Warm-up NN.wk ·
+    Notebook MM.**` on an earlier notebook MM, with its answer cell; it holds every warm-up of
+    the notebook and nothing else. Notebook 01 has none."""
+    warmups = _mine(notebook, "w")
+    if notebook.number == "01" or (notebook.number in PENDING and not warmups):
+        assert not warmups
+        return
+    assert 2 <= len(warmups) <= 3, warmups
+    start = next(i for i, c in enumerate(notebook.cells) if c.source.startswith("## Warm-up"))
+    assert [c.cell_type for c in notebook.cells[1:start]] == ["markdown", "code"]  # the imports
+    cells = next(cells for name, cells in chapter_time.sections(notebook) if name == "Warm-up")
+    asked = []
+    for question, answer in zip(cells[::2], cells[1::2], strict=True):
+        found = re.search(r"\*\*Warm-up (\d\d\.w\d) · Notebook (\d\d)\.\*\*", question.source)
+        assert found and found[2] < notebook.number, question.source
+        assert answer.source == (
+            f'answer = ...  # your answer\nvx.exercises.check("{found[1]}", answer)'
+        )
+        asked.append(found[1])
+    assert asked == warmups
+
+
+def test_each_prediction_comes_right_before_its_reveal(notebook):
+    """A prediction is a Markdown cell `**Predict NN.pk.** <question>`, the guess cell, then the
+    cell whose output is the reveal, stored folded (`jupyter.outputs_hidden`); every folded cell
+    is such a reveal. At least 3 per notebook (but the pending ones)."""
+    predictions = _mine(notebook, "p")
+    assert len(predictions) >= 3 or notebook.number in PENDING
+    found, cells = [], notebook.cells
+    for i, cell in enumerate(cells):
+        if cell.metadata.get("jupyter", {}).get("outputs_hidden"):
+            question, guess = cells[i - 2], cells[i - 1]
+            match = re.match(r"\*\*Predict (\d\d\.p\d)\.\*\* \S", question.source)
+            assert match and question.cell_type == "markdown", question.source
+            assert guess.source == (
+                f'guess = ...  # your prediction\nvx.exercises.check("{match[1]}", guess)'
+            )
+            assert cell.cell_type == "code" and cell.outputs, "a reveal shows something"
+            found.append(match[1])
+    assert found == predictions

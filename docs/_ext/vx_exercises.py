@@ -9,7 +9,12 @@ Data: docs/_data/exercises.json, exported from the package by scripts/export_exe
   hidden until the page's script runs; the script (docs/_js/exercises.js, inlined as a classic
   script with the page's specs as inline JSON) grades by the same spec as ``check``;
 * for every exercise, a ``<details>`` disclosure "Worked solution (try it first)" with the
-  answer or the function's code and the explanation: it opens without JavaScript.
+  answer or the function's code and the explanation: it opens without JavaScript;
+* for a warm-up (``"NN.wk"``), the same form and worked solution;
+* for a prediction (``"NN.pk"``), a form for the guess (radio buttons for a choice) with a
+  "Show me" button: the script hides the output of the next notebook cell, the reveal, until a
+  guess is checked or Show me is pressed. Without JavaScript the form stays hidden and the
+  output is shown.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from sphinx.application import Sphinx
 DOCS = Path(__file__).resolve().parent.parent
 DATA = DOCS / "_data" / "exercises.json"
 SCRIPT = DOCS / "_js" / "exercises.js"
-CHECK_CALL = re.compile(r"vx\.exercises\.check\(\s*\"(\d\d\.\d)\"")
+CHECK_CALL = re.compile(r"vx\.exercises\.check\(\s*\"(\d\d\.[pw]?\d)\"")
 FORMS = (
     "Type it as Python reads it: 94714 or 94_714 (a comma makes a tuple), 0.5 or 1/2, "
     "arithmetic such as 14*14 or 2**10, True or False, a tuple such as (196, 768); then press "
@@ -42,15 +47,47 @@ def _slug(exercise_id: str) -> str:
     return exercise_id.replace(".", "-")
 
 
-def _form(exercise_id: str) -> str:
+def _form(exercise_id: str, noun: str = "exercise", kind: str = "vx-answer") -> str:
     slug = _slug(exercise_id)
     return (
-        f'<form class="vx-answer" data-exercise="{exercise_id}" hidden>'
-        f'<label for="vx-answer-{slug}">Your answer to exercise {exercise_id}</label>'
+        f'<form class="{kind}" data-exercise="{exercise_id}" hidden>'
+        f'<label for="vx-answer-{slug}">Your answer to {noun} {exercise_id}</label>'
         f'<span class="vx-answer-row"><input id="vx-answer-{slug}" type="text" '
         f'autocomplete="off" spellcheck="false" aria-describedby="vx-forms-{slug}">'
         f'<button type="submit">Check</button></span>'
         f'<span class="vx-forms" id="vx-forms-{slug}">{html.escape(FORMS)} {PRIVACY}</span>'
+        f'<output class="vx-verdict" role="status" aria-live="polite"></output></form>'
+    )
+
+
+PREDICT_NOTE = (
+    "The output of the next cell is folded until you check a guess or press Show me. "
+    "Checked here, in your browser; nothing is sent or stored."
+)
+
+
+def _predict_form(exercise_id: str, spec: dict[str, Any]) -> str:
+    """A prediction's form: radio buttons (a choice) or a text box, Check and Show me."""
+    slug = _slug(exercise_id)
+    if spec["kind"] == "choice":
+        options = "".join(
+            f'<label class="vx-option"><input type="radio" name="vx-guess-{slug}" '
+            f'value="{letter}"> ({letter}) {html.escape(text)}</label>'
+            for letter, text in zip("abcdefgh", spec["options"], strict=False)
+        )
+        field = f"<fieldset><legend>Your prediction {exercise_id}</legend>{options}</fieldset>"
+    else:
+        field = (
+            f'<label for="vx-answer-{slug}">Your prediction {exercise_id}</label>'
+            f'<input id="vx-answer-{slug}" type="text" autocomplete="off" spellcheck="false" '
+            f'aria-describedby="vx-forms-{slug}">'
+        )
+    return (
+        f'<form class="vx-prompt vx-predict" data-exercise="{exercise_id}" hidden>{field}'
+        f'<span class="vx-answer-row"><button type="submit">Check</button>'
+        f'<button type="button" class="vx-show">Show me</button></span>'
+        f'<span class="vx-forms vx-reveal-note" id="vx-forms-{slug}" hidden>'
+        f"{PREDICT_NOTE}</span>"
         f'<output class="vx-verdict" role="status" aria-live="polite"></output></form>'
     )
 
@@ -96,6 +133,8 @@ def _cell_of(node: nodes.Node) -> nodes.Node:
 
 def _script(data: dict[str, Any], used: dict[str, Any]) -> str:
     page = {"verdict": data["verdict"], "typed": data["typed"], "specs": used}
+    page["prompt_verdict"] = data["prompt_verdict"]
+    page["prompts"] = {i: data["prompts"][i] for i in used if i in data["prompts"]}
     text = json.dumps(page, ensure_ascii=False).replace("</", "<\\/")
     code = SCRIPT.read_text(encoding="utf-8")
     return (
@@ -111,17 +150,27 @@ def add_exercises(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     used: dict[str, Any] = {}
     for block in list(doctree.findall(nodes.literal_block)):
         found = CHECK_CALL.search(block.astext())
-        if not found or found[1] not in data["exercises"]:
+        entries = data["exercises"] | data["prompts"]
+        if not found or found[1] not in entries:
             continue
         exercise_id = found[1]
-        entry = data["exercises"][exercise_id]
+        entry = entries[exercise_id]
         parts = []
-        if "spec" in entry:
+        if entry.get("kind") == "prediction":  # its reveal is the next cell: no solution
+            used[exercise_id] = entry["spec"]
+            parts.append(_predict_form(exercise_id, entry["spec"]))
+        elif entry.get("kind") == "warmup":
+            used[exercise_id] = entry["spec"]
+            parts.append(_form(exercise_id, "warm-up", "vx-prompt"))
+        elif "spec" in entry:
             used[exercise_id] = entry["spec"]
             parts.append(_form(exercise_id))
-        parts.append(_solution(exercise_id, entry))
+        if entry.get("kind") != "prediction":
+            parts.append(_solution(exercise_id, entry))
         slug, inner = _slug(exercise_id), "".join(parts)
         box = f'<div class="vx-exercise" id="vx-exercise-{slug}">{inner}</div>'
+        if "kind" in entry:  # a prediction or a warm-up
+            box = f'<div class="vx-prompt-box" id="vx-prompt-{slug}">{inner}</div>'
         cell = _cell_of(block)
         cell.parent.insert(cell.parent.index(cell) + 1, nodes.raw("", box, format="html"))
     if used:

@@ -357,6 +357,29 @@
   }
   window.vxExercises = { verdict: verdict };
 
+  /* --- a choice (predictions): one of a few letters, as _rules.grade_choice grades it ------ */
+  function choiceHint(spec, text) {
+    var letter = text.trim().replace(/^[().]+|[().]+$/g, "").trim().toLowerCase();
+    var letters = "abcdefgh".slice(0, spec.options.length);
+    if (letter.length !== 1 || letters.indexOf(letter) < 0) {
+      return "expected " + spec.expects + ", got " + describe(value(text, false));
+    }
+    if (letter === spec.answer) return null;
+    for (var i = 0; i < spec.rules.length; i++) {
+      if (spec.rules[i].equals === letter) return spec.rules[i].hint.replace("{answer}", "'" + letter + "'");
+    }
+    return spec.default;
+  }
+
+  /* --- predictions and warm-ups: the line vx.exercises.check prints for them ------------- */
+  function promptVerdict(id, text) {
+    var spec = DATA.specs[id], info = DATA.prompts[id], line = DATA.prompt_verdict[info.kind];
+    var h = spec.kind === "choice" ? choiceHint(spec, text) : hint(spec, text);
+    line = h === null ? line.right : line.hint.replace("{hint}", function () { return h; });
+    return line.replace("{id}", id).replace("{why}", function () { return info.why; });
+  }
+  window.vxExercises.promptVerdict = promptVerdict;
+
   /* --- the forms --------------------------------------------------------------------- */
   function ordinal(n) {
     var tens = n % 100, ones = n % 10;
@@ -383,5 +406,46 @@
         ? "Exercise " + id + ": no answer yet: type yours, then press Enter or Check."
         : verdict(id, input.value));
     });
+  });
+
+  /* A warm-up's form grades like an exercise's. A prediction's form also hides the output of
+     the next notebook cell (the reveal) until the learner checks a guess or presses Show me;
+     without JavaScript the form stays hidden and the output shown. */
+  document.querySelectorAll("form.vx-prompt").forEach(function (form) {
+    var id = form.dataset.exercise, out = form.querySelector(".vx-verdict");
+    var reveal = null, note = form.querySelector(".vx-reveal-note");
+    if (form.classList.contains("vx-predict")) {
+      var next = form.closest(".vx-prompt-box").nextElementSibling;
+      while (next && !(next.classList.contains("cell") && next.querySelector(".cell_output"))) {
+        next = next.nextElementSibling;
+      }
+      reveal = next && next.querySelector(".cell_output");
+      if (reveal) { reveal.hidden = true; note.hidden = false; }
+    }
+    function show() {
+      if (reveal) { reveal.hidden = false; note.hidden = true; }
+    }
+    form.hidden = false;
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var checked = form.querySelector("input[type=radio]:checked");
+      var text = checked ? checked.value : (form.querySelector("input[type=text]") || {}).value || "";
+      if (text.trim() === "") {
+        out.textContent = DATA.prompt_verdict[DATA.prompts[id].kind].none.replace("{id}", id);
+        out.className = "vx-verdict vx-not-yet";
+        return;
+      }
+      out.textContent = promptVerdict(id, text);
+      out.className = "vx-verdict " + (/: right\./.test(out.textContent) ? "vx-right" : "vx-not-yet");
+      show();
+    });
+    var button = form.querySelector("button.vx-show");
+    if (button) {
+      button.addEventListener("click", function () {
+        out.textContent = "Prediction " + id + ": " + DATA.prompts[id].why;
+        out.className = "vx-verdict";
+        show();
+      });
+    }
   });
 })();

@@ -20,6 +20,11 @@ worker can take (it reads a lock or a generator of the notebook) runs in a threa
 the same limit. An interrupted check raises :class:`~._run.Interrupted`, one line in a notebook.
 
 Writing an exercise: add an :class:`Exercise` to ``EXERCISES`` of the notebook's ``nbNN.py``.
+
+Predictions and warm-ups (:func:`prompts`) are graded the same way: a prediction ``"NN.pk"``
+(``PREDICTIONS``) is the learner's guess before a cell shows the result, its ``why`` the common
+wrong prediction and why it is wrong; a warm-up ``"NN.wk"`` (``WARMUPS``) asks, at the start of
+notebook NN, about an earlier one. A prediction may be a choice (:class:`ChoiceSpec`).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from typing import Any
 from . import nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09
 from ._output import show
 from ._rules import (
+    ChoiceSpec,
     Exercise,
     Unusable,
     ValueSpec,
@@ -39,6 +45,7 @@ from ._rules import (
     as_number,
     close,
     describe,
+    grade_choice,
     grade_value,
     is_unfilled,
     normalize,
@@ -47,6 +54,7 @@ from ._run import Interrupted, LearnerFunction, clean_state, grade_function, pre
 
 __all__ = [
     "ANSWER_TIME_LIMIT",
+    "ChoiceSpec",
     "Exercise",
     "ValueSpec",
     "as_int",
@@ -58,6 +66,7 @@ __all__ = [
     "exercises",
     "grade",
     "normalize",
+    "prompts",
     "solution",
 ]
 
@@ -85,11 +94,23 @@ def exercises() -> dict[str, Exercise]:
     return found
 
 
+def prompts() -> dict[str, Exercise]:
+    """The predictions (``"02.p1"``) and warm-ups (``"02.w1"``) of the series, by id, in
+    notebook order: graded like the exercises, by :func:`check`."""
+    found: dict[str, Exercise] = {}
+    for module in _MODULES:
+        for item in getattr(module, "WARMUPS", []) + getattr(module, "PREDICTIONS", []):
+            if item.id in found:
+                raise RuntimeError(f"prompt id {item.id!r} is defined twice")
+            found[item.id] = item
+    return found
+
+
 def exercise(exercise_id: str) -> Exercise:
-    """The exercise with this id, e.g. ``"05.1"``."""
+    """The exercise, prediction or warm-up with this id, e.g. ``"05.1"``, ``"05.p1"``."""
     if not isinstance(exercise_id, str):
         raise TypeError(f"exercise_id must be a str such as '05.1', got {exercise_id!r}")
-    table = exercises()
+    table = exercises() | prompts()
     if exercise_id not in table:
         raise ValueError(f"no exercise {exercise_id!r}; there are {', '.join(table)}")
     return table[exercise_id]
@@ -137,6 +158,8 @@ def _grade_function(item: Exercise, answer: Any) -> tuple[str, str | None]:
 
 
 def _grade_value(item: Exercise, answer: Any) -> tuple[str, str | None]:
+    if isinstance(item.grade, ChoiceSpec):
+        return "hint", grade_choice(item.grade, answer)
     try:
         return "hint", grade_value(item.grade, normalize(answer), given=answer)
     except Unusable as error:
@@ -163,7 +186,7 @@ def grade(exercise_id: str, answer: Any) -> str | None:
         return NO_ANSWER
     try:
         with clean_state():
-            if isinstance(item.grade, ValueSpec):
+            if isinstance(item.grade, ValueSpec | ChoiceSpec):
                 kind, hint = _grade_value(item, answer)
             else:
                 kind, hint = _grade_function(item, answer)
@@ -177,8 +200,27 @@ def grade(exercise_id: str, answer: Any) -> str | None:
     return hint
 
 
-def verdict(exercise_id: str, hint: str | None) -> str:
-    """The line check() prints for a hint (None: right)."""
+def _label(exercise_id: str) -> str:
+    """What check() calls an item: "Prediction 02.p1", "Warm-up 02.w1"."""
+    kinds = {"p": "Prediction", "w": "Warm-up"}
+    return f"{kinds[exercise_id[3]]} {exercise_id}" if exercise_id[3:4] in kinds else ""
+
+
+def verdict(exercise_id: str, hint: str | None, why: str = "") -> str:
+    """The line check() prints for a hint (None: right); a prediction's verdict adds its
+    ``why`` when right (the hint of a wrong guess explains it already)."""
+    if label := _label(exercise_id):
+        if hint is None:
+            return f"{label}: right. {why}" if exercise_id[3] == "p" else f"{label}: right."
+        if hint == NO_ANSWER and exercise_id[3] == "p":
+            return f"{label}: no guess yet: replace ... with yours and run the cell, then the next."
+        if hint == NO_ANSWER:
+            return f"{label}: {hint}"
+        return (
+            f"{label}: not quite: {hint}"
+            if exercise_id[3] == "p"
+            else f"{label}: not yet. Hint: {hint}"
+        )
     if hint is None:
         return f"Exercise {exercise_id}: right."
     if hint in (NO_ANSWER, NO_FUNCTION) or hint.startswith("right \N{EM DASH}"):
@@ -201,4 +243,5 @@ def check(exercise_id: str, answer: Any) -> None:
             the notebooks store in the answer cells, means "not answered yet"; so does a function
             whose body is still ``...``.
     """
-    print(verdict(exercise_id, grade(exercise_id, answer)))
+    hint = grade(exercise_id, answer)
+    print(verdict(exercise_id, hint, exercise(exercise_id).why))

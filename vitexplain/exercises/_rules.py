@@ -435,3 +435,53 @@ def coerce(result: Any, returns: type) -> Any:
         return _array(result)
     except (TypeError, ValueError, RuntimeError):
         raise wrong from None
+
+
+# --- a choice: one of a few lettered options (predictions) ---------------------------------
+
+
+@dataclass(frozen=True)
+class ChoiceSpec:
+    """How a multiple-choice answer is graded, by Python and by the site alike.
+
+    Args:
+        answer: the right option's letter, ``"b"``.
+        options: the options' texts, lettered ``a``, ``b``, ... in this order.
+        default: the hint when no rule matches.
+        rules: hints for known wrong options (``Rule(hint, equals="a")``), tried in order.
+    """
+
+    answer: str
+    options: tuple[str, ...]
+    default: str
+    rules: tuple[Rule, ...] = ()
+    kind: str = "choice"
+
+    @property
+    def letters(self) -> tuple[str, ...]:
+        return tuple("abcdefgh"[: len(self.options)])
+
+    @property
+    def expects(self) -> str:
+        return "one of the letters " + ", ".join(f"'{c}'" for c in self.letters)
+
+    def to_json(self) -> dict[str, Any]:
+        """The spec as JSON data, for the site's grader."""
+        data = asdict(self)
+        data["options"] = list(self.options)
+        data["expects"] = self.expects
+        return data
+
+
+def grade_choice(spec: ChoiceSpec, answer: Any) -> str | None:
+    """None when ``answer`` names the right option (``"b"``, ``"B"``, ``"(b)"``), else the
+    hint of the rule for that option, or the default; a wrong type or letter is named."""
+    letter = answer.strip().strip("().").strip().lower() if isinstance(answer, str) else None
+    if letter not in spec.letters:
+        return f"expected {spec.expects}, got {describe(answer)}"
+    if letter == spec.answer:
+        return None
+    for rule in spec.rules:
+        if rule.equals == letter:
+            return rule.hint.replace("{answer}", repr(letter))
+    return spec.default

@@ -10,9 +10,9 @@ from einops import rearrange
 
 from ..data import load_mountains
 from ..patches import patchify
-from ._rules import Exercise, Rule, ValueSpec, close
+from ._rules import ChoiceSpec, Exercise, Rule, ValueSpec, close
 
-__all__ = ["EXERCISES"]
+__all__ = ["EXERCISES", "PREDICTIONS"]
 
 
 # 01.1 -- predict: tokens of an RGB 224 x 224 image with P = 16
@@ -207,6 +207,117 @@ EXERCISES: list[Exercise] = [
             "vitexplain.patches.patchify",
             "vitexplain.patches.patchify_by_slicing",
             "vitexplain.patches.patchify_by_conv",
+        ),
+    ),
+]
+
+
+# --- predictions: the learner's guess before a cell shows the result --------------------------
+
+
+def _pixel_token_scores() -> int:
+    """Attention scores per layer if each pixel of a 224 x 224 picture were a token."""
+    tokens = patchify(torch.zeros(1, 1, 224, 224), 1).shape[1]  # one token per pixel: 50,176
+    return tokens**2
+
+
+def _shuffled_pixels_option() -> str:
+    """Shuffle the 400 inputs of every token: "a" same embeddings, "b" the same only with E's
+    rows shuffled alike, "c" never the same (as notebook 01, section 7, computes)."""
+    torch.manual_seed(0)
+    proj = torch.nn.Linear(400, 768)
+    tokens = patchify(torch.tensor(load_mountains(), dtype=torch.float32)[None, None], 20)
+    shuffle = torch.randperm(400, generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        z = proj(tokens)  # (1, 15, 768)
+        same = torch.allclose(proj(tokens[..., shuffle]), z, atol=1e-5)
+        E = proj.weight.T  # (400, 768)
+        alike = torch.allclose(tokens[..., shuffle] @ E[shuffle] + proj.bias, z, atol=1e-5)
+    return "a" if same else "b" if alike else "c"
+
+
+def _fitting_patch_sizes() -> int:
+    """How many patch sizes 1 ... 60 cut the 60 x 100 picture without leftovers."""
+    height, width = load_mountains().shape
+    return sum(height % p == 0 and width % p == 0 for p in range(1, min(height, width) + 1))
+
+
+PREDICTIONS: list[Exercise] = [
+    Exercise(
+        id="01.p1",
+        grade=ValueSpec(
+            kind="number",
+            answer=_pixel_token_scores(),
+            expects="a number",
+            rel=0.65,
+            rules=(
+                Rule(
+                    "about 50,000 is the number of tokens; attention scores every pair of "
+                    "tokens, N² of them: 50,176² = 2.5 billion per layer.",
+                    low=1e4,
+                    high=1e6,
+                ),
+            ),
+            default="attention scores every pair of tokens: N² = 50,176² = 2.5 billion.",
+        ),
+        solution=_pixel_token_scores,
+        wrong=lambda: 50_176,
+        why=(
+            "The common guess is the number of pixels, about 50,000; but attention scores every "
+            "pair of tokens, N² = 2.5 billion per layer: the reason ViT cuts patches first."
+        ),
+    ),
+    Exercise(
+        id="01.p2",
+        grade=ChoiceSpec(
+            answer="b",
+            options=(
+                "the same embeddings: a sum does not care about the order of its terms",
+                "other embeddings, the same again once the rows of E are shuffled alike",
+                "other embeddings, whatever is done to E",
+            ),
+            rules=(
+                Rule(
+                    "each term x_r E_r pairs pixel r with row r of E; shuffled pixels meet other "
+                    "rows, so the embeddings change, until E's rows are shuffled alike.",
+                    equals="a",
+                ),
+            ),
+            default=(
+                "shuffling E's rows with the same permutation pairs every pixel with its own "
+                "row again: the same terms, summed in another order."
+            ),
+        ),
+        solution=_shuffled_pixels_option,
+        wrong=lambda: "a",
+        why=(
+            "Many expect the same embeddings, since a sum ignores order; but each term pairs "
+            "pixel r with row r of E, so the pixels alone cannot move: E's rows must move alike."
+        ),
+    ),
+    Exercise(
+        id="01.p3",
+        grade=ValueSpec(
+            kind="int",
+            answer=_fitting_patch_sizes(),
+            expects="an int",
+            rules=(
+                Rule(
+                    "12 sizes divide 60, but a patch must also divide the width 100: the common "
+                    "divisors, those of gcd(60, 100) = 20.",
+                    equals=12,
+                ),
+            ),
+            default=(
+                "a size fits when it divides both 60 and 100: count the divisors of "
+                "gcd(60, 100) = 20."
+            ),
+        ),
+        solution=_fitting_patch_sizes,
+        wrong=lambda: 12,
+        why=(
+            "A common guess counts the divisors of 60 (12 of them) or only 10 and 20; a size "
+            "must divide both sides, so the sizes are the divisors of gcd(60, 100) = 20: six."
         ),
     ),
 ]

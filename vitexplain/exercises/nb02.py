@@ -10,9 +10,10 @@ import torch
 import torch.nn.functional as F
 
 from ..attention import attention
-from ._rules import Exercise, Rule, ValueSpec, close, rounded
+from ..patches import patchify
+from ._rules import ChoiceSpec, Exercise, Rule, ValueSpec, close, rounded
 
-__all__ = ["EXERCISES"]
+__all__ = ["EXERCISES", "PREDICTIONS", "WARMUPS"]
 
 
 def _random_qkv(n: int, m: int, d: int, d_v: int, seed: int) -> tuple[torch.Tensor, ...]:
@@ -187,6 +188,178 @@ EXERCISES: list[Exercise] = [
         why=(
             "For independent entries E[q_i k_i] = E[q_i] E[k_i] = 0.25; the d = 64 terms sum to "
             "16 on average, and 16 / sqrt(64) = 2. The scaling fixes the spread, not the mean."
+        ),
+    ),
+]
+
+
+# --- warm-ups: notebook 01 -------------------------------------------------------------------
+
+
+def _tokens_32_by_48() -> int:
+    """Tokens of a 32 x 48 grey picture cut into 8 x 8 patches."""
+    return patchify(torch.zeros(1, 1, 32, 48), 8).shape[1]
+
+
+def _patch_below_3() -> int:
+    """The 1-based number of the patch below patch 3 on the Mountain's 3 x 5 grid."""
+    numbers = torch.arange(1, 16).reshape(3, 5)  # row-major, as patchify numbers them
+    (row, col) = (numbers == 3).nonzero()[0].tolist()
+    return int(numbers[row + 1, col])
+
+
+WARMUPS: list[Exercise] = [
+    Exercise(
+        id="02.w1",
+        grade=ValueSpec(
+            kind="int",
+            answer=_tokens_32_by_48(),
+            expects="an int",
+            rules=(
+                Rule("that is the length of each token, P² = 64; how many patches?", equals=64),
+            ),
+            default="a 32 x 48 picture makes a grid of (32 / 8) x (48 / 8) patches.",
+        ),
+        solution=_tokens_32_by_48,
+        wrong=lambda: 64,
+        why="(32 / 8) x (48 / 8) = 4 x 6 = 24 patches, each a token of length 8 x 8 = 64.",
+    ),
+    Exercise(
+        id="02.w2",
+        grade=ValueSpec(
+            kind="int",
+            answer=_patch_below_3(),
+            expects="an int",
+            rules=(Rule("that is the next patch in the same row; go one row down", equals=4),),
+            default="the patches are numbered row by row, five to a row.",
+        ),
+        solution=_patch_below_3,
+        wrong=lambda: 4,
+        why="Row-major numbering, five patches a row: the patch below patch 3 is 3 + 5 = 8.",
+    ),
+]
+
+
+# --- predictions -----------------------------------------------------------------------------
+
+
+def _scores_integers_1_to_19() -> str:
+    """Where a row's weight goes with the article's integers 1 ... 19: "c" practically all on
+    one key (every row's largest weight above 0.999)."""
+    q, k, _ = torch.randint(1, 20, (3, 4, 9), generator=torch.Generator().manual_seed(21))
+    weights = torch.softmax((q @ k.T).double() / 3, dim=-1)  # (4, 4)
+    largest = weights.max(dim=-1).values
+    return "c" if bool((largest > 0.999).all()) else "b" if bool((largest > 0.5).all()) else "a"
+
+
+def _rows_changed_by_swap() -> int:
+    """Rows of the output S V (notebook 02, section 3) that change when tokens 0 and 2 swap."""
+    q, k, v = torch.randint(-2, 3, (3, 4, 9), generator=torch.Generator().manual_seed(21))
+    swap = torch.tensor([2, 1, 0, 3])
+    out, out_s = (q @ k.T) @ v, (q[swap] @ k[swap].T) @ v[swap]  # (4, 9) each
+    return sum(not torch.equal(out_s[i], out[i]) for i in range(4))
+
+
+def _scramble_changes() -> str:
+    """Which output changes when the patches are scrambled: "c" only the model with a position
+    embedding. Without one, attention is equivariant and the class token's output a sum over
+    the patches, so the scrambled picture gives the same logit (section 5 checks it)."""
+    torch.manual_seed(21)
+    tokens = torch.randn(15, 16, dtype=torch.float64)  # (N, D): any patch tokens
+    cls = torch.randn(1, 16, dtype=torch.float64)
+    order = torch.randperm(15, generator=torch.Generator().manual_seed(21))
+    position = torch.randn(16, 16, dtype=torch.float64)  # one row per slot, class token first
+
+    def class_output(x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+        z = torch.cat([cls, x]) + pos  # (16, D)
+        return attention(z, z, z)[0][0]  # the class token's row
+
+    bag = torch.allclose(class_output(tokens, 0 * position), class_output(tokens[order], 0))
+    pos = torch.allclose(class_output(tokens, position), class_output(tokens[order], position))
+    return {(True, False): "c", (False, False): "a", (True, True): "b"}[(bag, pos)]
+
+
+PREDICTIONS: list[Exercise] = [
+    Exercise(
+        id="02.p1",
+        grade=ChoiceSpec(
+            answer="c",
+            options=(
+                "over all four keys, nearly evenly",
+                "mostly on one key, some on the others, like A above",
+                "practically all on one key in every row",
+            ),
+            rules=(
+                Rule(
+                    "the logits are now tens of units apart, not a few: positive entries make "
+                    "q . k grow like d, and the softmax of such logits is nearly one-hot.",
+                    equals="b",
+                ),
+            ),
+            default=(
+                "entries of about 10 make each term about 100: the logits lie tens of units "
+                "apart, and the softmax gives the largest practically everything."
+            ),
+        ),
+        solution=_scores_integers_1_to_19,
+        wrong=lambda: "b",
+        why=(
+            "The common guess is a mixture like A's rows; but with positive entries the dot "
+            "product grows like d, not sqrt(d), and 1 / sqrt(d) cannot tame logits tens apart."
+        ),
+    ),
+    Exercise(
+        id="02.p2",
+        grade=ValueSpec(
+            kind="int",
+            answer=_rows_changed_by_swap(),
+            expects="an int",
+            rules=(
+                Rule(
+                    "every row sees the swapped tokens, but a row is a sum over all keys, and a "
+                    "sum ignores the order of its terms: rows 1 and 3 keep their values.",
+                    equals=4,
+                ),
+                Rule("rows 0 and 2 trade places: their values move with their tokens.", equals=0),
+            ),
+            default="rows 0 and 2 trade places; rows 1 and 3, sums over all keys, stay.",
+        ),
+        solution=_rows_changed_by_swap,
+        wrong=lambda: 4,
+        why=(
+            "Many expect all four rows to change, since every row mixes all tokens; but a row is "
+            "a sum over the keys, blind to their order: only rows 0 and 2 change, by trading."
+        ),
+    ),
+    Exercise(
+        id="02.p3",
+        grade=ChoiceSpec(
+            answer="c",
+            options=(
+                "both logits change",
+                "neither changes",
+                "only the logit of the model with position changes",
+            ),
+            rules=(
+                Rule(
+                    "without position the class token's output is a weighted sum over the "
+                    "patches, the weights moving with them: the scrambled picture gives the "
+                    "same logit, to the last bits.",
+                    equals="a",
+                ),
+                Rule(
+                    "at timm's small initialisation, yes, nearly; with weights of a useful size "
+                    "the position vectors make the slots differ.",
+                    equals="b",
+                ),
+            ),
+            default="only a position embedding lets the output depend on the slots.",
+        ),
+        solution=_scramble_changes,
+        wrong=lambda: "a",
+        why=(
+            "The common guess is that any model sees a scrambled picture as different; without "
+            "position, attention is a bag of patches: the same logit, to the last bits."
         ),
     ),
 ]

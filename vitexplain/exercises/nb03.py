@@ -15,9 +15,9 @@ from ..position import (
     sinusoid_encoding_2d,
     toeplitz_error,
 )
-from ._rules import Exercise, Rule, ValueSpec, close
+from ._rules import ChoiceSpec, Exercise, Rule, ValueSpec, close
 
-__all__ = ["EXERCISES"]
+__all__ = ["EXERCISES", "PREDICTIONS", "WARMUPS"]
 
 _PERIOD_DIM, _PERIOD_BASE = 32, 1000.0
 _FAR, _SMALL_DIM = 710, 8  # 710 radians is 113 turns of pair 0, up to 6e-5 radians
@@ -233,6 +233,178 @@ EXERCISES: list[Exercise] = [
             "Try n = 1, 2, ... and compare the two rows rounded to 3 decimals: the slow pairs "
             "turn by 710 * base ** (-2i / d) radians, which is below 0.0005 for every pair "
             "but the fastest only from base 10**25 on."
+        ),
+    ),
+]
+
+
+# --- warm-ups: notebook 02 -------------------------------------------------------------------
+
+
+def _logit_scale_64() -> float:
+    """The factor attention multiplies q . k by, for d = 64: the ratio of its logits to q k^T."""
+    q = torch.eye(64, dtype=torch.float64)[:1]  # (1, 64)
+    k = torch.cat([q, 0 * q])  # (2, 64): logits q . k = 1 and 0 before the scale
+    weights = torch.nn.functional.scaled_dot_product_attention(q, k, torch.eye(2).double())
+    # softmax over the scaled logits (s, 0) gives the first key e^s / (e^s + 1): solve for s
+    first = float(weights[0, 0])
+    return math.log(first / (1 - first))
+
+
+def _equivariant() -> bool:
+    """Attention without position: scrambling the tokens only reorders the output rows."""
+    generator = torch.Generator().manual_seed(3)
+    x = torch.randn(6, 8, generator=generator, dtype=torch.float64)  # (N, d)
+    order = torch.randperm(6, generator=generator)
+    attend = torch.nn.functional.scaled_dot_product_attention
+    return torch.allclose(attend(x[order], x[order], x[order]), attend(x, x, x)[order])
+
+
+WARMUPS: list[Exercise] = [
+    Exercise(
+        id="03.w1",
+        grade=ValueSpec(
+            kind="number",
+            answer=_logit_scale_64(),
+            expects="a number",
+            tol=1e-3,
+            rules=(Rule("that is sqrt(64): the logits are divided by it", equals=8.0, tol=1e-3),),
+            default="the logits are q . k / sqrt(d): multiplied by 1 / sqrt(64).",
+        ),
+        solution=_logit_scale_64,
+        wrong=lambda: 8.0,
+        why="Attention divides q . k by sqrt(d): for d = 64 it multiplies by 1 / 8 = 0.125.",
+    ),
+    Exercise(
+        id="03.w2",
+        grade=ValueSpec(
+            kind="bool",
+            answer=_equivariant(),
+            expects="True or False",
+            default="permuting the tokens permutes the logits' rows and columns, and softmax "
+            "acts row by row: what happens to the output rows?",
+        ),
+        solution=_equivariant,
+        wrong=lambda: False,
+        why=(
+            "True: Attention(PX) = P Attention(X). Each output row moves with its token and keeps "
+            "its value, which is why attention alone cannot tell where a patch sits."
+        ),
+    ),
+]
+
+
+# --- predictions -----------------------------------------------------------------------------
+
+
+@cache
+def _still_pairs() -> int:
+    """Pairs of the 176 x 768 table whose sine stays within +-0.1 and cosine above 0.99."""
+    table = sinusoid_encoding(176, 768)  # (176, 768)
+    sine_still = table[:, 0::2].abs().amax(0) < 0.1  # (384,)
+    cosine_still = table[:, 1::2].amin(0) > 0.99
+    return int((sine_still & cosine_still).sum())
+
+
+def _closest_to_position_0() -> str:
+    """Which of positions 1 ... 100,000 of an 18-dimensional table is closest to position 0:
+    "a" its neighbour 1; "b" about one turn of the slowest clock; "c" one equal to it."""
+    far = sinusoid_encoding(100_001, 18)  # (100001, 18)
+    distance = torch.linalg.norm(far[1:] - far[0], dim=1)  # (100000,)
+    nearest = int(distance.argmin()) + 1
+    if float(distance.min()) < 1e-6:
+        return "c"
+    slowest = float(clock_periods(18)[-1])
+    return "a" if nearest == 1 else "b" if abs(nearest - slowest) < slowest / 10 else "d"
+
+
+def _least_like_patch_5() -> int:
+    """Under a 1D table in raster order (15 x 400), the patch least similar to patch 5."""
+    similarity = vx.embedding_similarity(sinusoid_encoding(15, 400))[4]  # (15,)
+    return int(similarity.argmin()) + 1  # 1-based
+
+
+PREDICTIONS: list[Exercise] = [
+    Exercise(
+        id="03.p1",
+        grade=ValueSpec(
+            kind="number",
+            answer=_still_pairs(),
+            expects="a number (a count of pairs)",
+            tol=40,
+            rules=(
+                Rule(
+                    "the periods grow geometrically, from 6 tokens to 60,000: every pair "
+                    "from the last fifth or so turns by only a few degrees over 176 positions.",
+                    low=0,
+                    high=30,
+                ),
+                Rule(
+                    "fewer: pair 192, halfway, still turns by about 100 degrees over the 176 "
+                    "positions.",
+                    low=150,
+                ),
+            ),
+            default="the periods grow by a constant factor from pair to pair: find the first "
+            "pair whose period is tens of thousands of tokens.",
+        ),
+        solution=_still_pairs,
+        wrong=lambda: 5,
+        why=(
+            "A common guess is a handful; but the periods grow geometrically, so the last 72 "
+            "pairs (from pair 312 on, periods above 11,000 tokens) barely move over 176 positions."
+        ),
+    ),
+    Exercise(
+        id="03.p2",
+        grade=ChoiceSpec(
+            answer="a",
+            options=(
+                "position 1, its neighbour",
+                "a position about one turn of the slowest clock later, near 22,581",
+                "a position equal to position 0, where all the clocks are back together",
+            ),
+            rules=(
+                Rule(
+                    "there the slowest hand is back, but the fast hands are anywhere on their "
+                    "dials; position 1 differs from 0 only in a few fast hands.",
+                    equals="b",
+                ),
+                Rule(
+                    "the periods' ratios are irrational: the hands never come back together.",
+                    equals="c",
+                ),
+            ),
+            default="which position differs from 0 least, summed over all nine hands?",
+        ),
+        solution=_closest_to_position_0,
+        wrong=lambda: "b",
+        why=(
+            "Many expect the slowest clock's turn, about 22,581; but then the fast hands stand "
+            "anywhere, while position 1 moves only a few fast hands: it stays the closest."
+        ),
+    ),
+    Exercise(
+        id="03.p3",
+        grade=ValueSpec(
+            kind="int",
+            answer=_least_like_patch_5(),
+            expects="an int (a patch number, 1 to 15)",
+            rules=(
+                Rule(
+                    "on the picture patch 11 is the farthest from patch 5; the 1D table knows "
+                    "only the raster order, where patch 11 is 6 positions away and patch 15 ten.",
+                    equals=11,
+                ),
+            ),
+            default="the 1D table compares positions in raster order, 0 to 14: which is "
+            "farthest from position 4?",
+        ),
+        solution=_least_like_patch_5,
+        wrong=lambda: 11,
+        why=(
+            "The common guess is patch 11, the farthest on the grid; the 1D table only sees the "
+            "raster order, where patch 15, ten positions on, is the farthest from patch 5."
         ),
     ),
 ]

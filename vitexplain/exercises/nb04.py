@@ -6,7 +6,15 @@ from collections.abc import Callable
 
 import torch
 
-from ..relative_position import RelPosEmb1D, grid_offsets, relative_to_absolute
+from ..errata import articles_rel_pos_2d
+from ..position import clock_periods, sinusoid_encoding, toeplitz_error
+from ..relative_position import (
+    RelPosEmb1D,
+    RelPosEmb2D,
+    grid_offsets,
+    relative_index,
+    relative_to_absolute,
+)
 from ._rules import Exercise, Rule, ValueSpec, close
 
 
@@ -212,5 +220,163 @@ EXERCISES: list[Exercise] = [
         ),
         asks="causal_skew(x)",
         returns=torch.Tensor,
+    ),
+]
+
+
+# --- warm-ups: notebook 03 -------------------------------------------------------------------
+
+
+def _fastest_period() -> float:
+    """The period, in tokens, of pair 0 of a sinusoidal table (any length, any base)."""
+    return float(clock_periods(768)[0])
+
+
+def _offset_only() -> bool:
+    """Whether PE(a) . PE(b) of the sinusoidal table depends only on b - a (Toeplitz)."""
+    table = sinusoid_encoding(64, 32).double()  # (64, 32)
+    return toeplitz_error(table @ table.T) < 1e-4  # float32 entries
+
+
+WARMUPS: list[Exercise] = [
+    Exercise(
+        id="04.w1",
+        grade=ValueSpec(
+            kind="number",
+            answer=_fastest_period(),
+            expects="a number of tokens",
+            tol=0.05,
+            rules=(
+                Rule(
+                    "pair 0 turns by 1 radian per token; a whole turn is 2 pi radians",
+                    equals=1.0,
+                    tol=1e-9,
+                ),
+            ),
+            default="pair 0 has omega = base^0 = 1 radian per token: how many tokens per turn?",
+        ),
+        solution=_fastest_period,
+        wrong=lambda: 1.0,
+        why="Pair 0 turns by omega_0 = 1 radian per token, so one turn takes 2 pi = 6.28 tokens.",
+    ),
+    Exercise(
+        id="04.w2",
+        grade=ValueSpec(
+            kind="bool",
+            answer=_offset_only(),
+            expects="True or False",
+            default="PE(a) . PE(b) is a sum of cos(omega_i (b - a)): what does it depend on?",
+        ),
+        solution=_offset_only,
+        wrong=lambda: False,
+        why=(
+            "True: PE(a) . PE(b) = sum of cos(omega_i (b - a)), a shift being a rotation, so the "
+            "matrix of dot products is constant along each diagonal."
+        ),
+    ),
+]
+
+
+# --- predictions -----------------------------------------------------------------------------
+
+
+def _skew_copies() -> bool:
+    """Whether relative_to_absolute copies the numbers of S (it returns a view of them)."""
+    s = torch.arange(15.0).reshape(3, 5)  # (L, 2L - 1)
+    return relative_to_absolute(s).untyped_storage().data_ptr() != s.untyped_storage().data_ptr()
+
+
+def _memory_ratio(length: int = 1024, dim: int = 64) -> float:
+    """Numbers of Shaw et al.'s pairwise vectors, (L, L, d), over the table (2L - 1, d) and S,
+    (L, 2L - 1), of the skew route: counted from the shapes the package makes."""
+    with torch.device("meta"):  # shapes only, no numbers
+        table = RelPosEmb1D(length, dim).rel_pos_emb  # (2L - 1, d)
+        pairwise = relative_index(length).numel() * dim  # one vector r_(j-i) per pair
+    return pairwise / (table.numel() + length * table.shape[0])
+
+
+def _articles_share_off() -> float:
+    """Share of the articles' 2D logits off the definition by more than 1e-4, on 4 x 4."""
+    torch.manual_seed(0)
+    square = RelPosEmb2D(4, 8)
+    q = torch.randn(1, 1, 16, 8)
+    theirs = articles_rel_pos_2d(q, 4, square.emb_h.rel_pos_emb, square.emb_w.rel_pos_emb)
+    return float(((theirs - square(q)).abs() > 1e-4).double().mean())
+
+
+PREDICTIONS: list[Exercise] = [
+    Exercise(
+        id="04.p1",
+        grade=ValueSpec(
+            kind="bool",
+            answer=_skew_copies(),
+            expects="True or False",
+            rules=(
+                Rule(
+                    "the pads and the reshape of Figure 4.2 would build new arrays; the result "
+                    "is only S read with other steps, a view: nothing is copied.",
+                    equals=True,
+                ),
+            ),
+            default="the skew reads S from position L - 1 with a row step of 2L - 2.",
+        ),
+        solution=_skew_copies,
+        wrong=lambda: True,
+        why=(
+            "Many expect a copy, as the pads and reshape of Figure 4.2 make new arrays; but the "
+            "result is S itself read with a row step of 2L - 2, a view: nothing is copied."
+        ),
+    ),
+    Exercise(
+        id="04.p2",
+        grade=ValueSpec(
+            kind="number",
+            answer=_memory_ratio(),
+            expects="a number (a ratio)",
+            rel=0.3,
+            rules=(
+                Rule(
+                    "the table alone is small, but S holds L (2L - 1) numbers per head too: "
+                    "the ratio is about L d / 2L = d / 2.",
+                    low=300,
+                ),
+                Rule(
+                    "S holds about 2 L² numbers, not L²: the ratio is about L² d / 2 L² = d / 2.",
+                    low=50,
+                    high=80,
+                ),
+            ),
+            default="compare L² d with (2L - 1) d + L (2L - 1) ≈ 2 L²: about d / 2.",
+        ),
+        solution=_memory_ratio,
+        wrong=lambda: 1024.0,
+        why=(
+            "A common guess is about L = 1024, counting the table alone; but S holds about 2 L² "
+            "numbers too, so the ratio is about L² d / 2 L² = d / 2: 30 for d = 64."
+        ),
+    ),
+    Exercise(
+        id="04.p3",
+        grade=ValueSpec(
+            kind="number",
+            answer=_articles_share_off(),
+            expects="a share between 0 and 1 (or a percentage)",
+            tol=0.1,
+            percent=True,
+            rules=(
+                Rule(
+                    "more: the key's row never enters, so the four keys of a column get one "
+                    "logit, right for at most one of them.",
+                    high=0.5,
+                ),
+            ),
+            default="the key's row never enters: on average 1 key in 16 comes out right.",
+        ),
+        solution=_articles_share_off,
+        wrong=lambda: 0.1,
+        why=(
+            "A common guess is a small share, as if a few cells were swapped; but the key's row "
+            "never enters the articles' logits, so about 15 in 16 of them are off."
+        ),
     ),
 ]

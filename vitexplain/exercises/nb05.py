@@ -7,10 +7,11 @@ from torch import nn
 
 from ..data import load_mountains
 from ..patches import patchify
-from ..unfold import count_tokens
+from ..relative_position import relative_index
+from ..unfold import count_tokens, overlap_count
 from ._rules import Exercise, Rule, ValueSpec, close, describe
 
-__all__ = ["EXERCISES"]
+__all__ = ["EXERCISES", "PREDICTIONS", "WARMUPS"]
 
 
 # --- 05.1: predict the token count of the first official split on 224 x 224 ---
@@ -233,5 +234,154 @@ EXERCISES: list[Exercise] = [
         asks="unsoft_split(tokens, h, w, k, s, p)",
         returns=torch.Tensor,
         forbids=("vitexplain.unfold.fold_tokens",),
+    ),
+]
+
+
+# --- warm-ups: notebooks 01 and 04 -----------------------------------------------------------
+
+
+def _mountain_tokens() -> int:
+    """Tokens of the 60 x 100 Mountain cut into hard 20 x 20 patches."""
+    return patchify(torch.tensor(load_mountains())[None, None], 20).shape[1]
+
+
+def _offsets_of_7() -> int:
+    """Distinct offsets j - i of 7 tokens: the rows of a relative table."""
+    return int(relative_index(7).unique().numel())
+
+
+WARMUPS: list[Exercise] = [
+    Exercise(
+        id="05.w1",
+        grade=ValueSpec(
+            kind="int",
+            answer=_mountain_tokens(),
+            expects="an int",
+            rules=(Rule("that is the token length, 20 x 20; how many patches?", equals=400),),
+            default="a 60 x 100 picture in 20 x 20 squares: (60 / 20) x (100 / 20) patches.",
+        ),
+        solution=_mountain_tokens,
+        wrong=lambda: 400,
+        why="(60 / 20) x (100 / 20) = 3 x 5 = 15 tokens, each of length 20 x 20 = 400.",
+    ),
+    Exercise(
+        id="05.w2",
+        grade=ValueSpec(
+            kind="int",
+            answer=_offsets_of_7(),
+            expects="an int",
+            rules=(
+                Rule("offsets run both ways: j - i from -6 to +6", equals=7),
+                Rule("that counts the pairs; many pairs share one offset", equals=49),
+            ),
+            default="j - i runs from -(L - 1) to L - 1.",
+        ),
+        solution=_offsets_of_7,
+        wrong=lambda: 7,
+        why="j - i runs from -6 to +6: 2L - 1 = 13 offsets, one row of the table each.",
+    ),
+]
+
+
+# --- predictions -----------------------------------------------------------------------------
+
+
+def _soft_split_tokens() -> int:
+    """Tokens of the soft split k = 20, s = 10, p = 5 of the Mountain, cut by nn.Unfold."""
+    x = torch.tensor(load_mountains())[None, None]  # (1, 1, 60, 100)
+    return nn.Unfold(20, stride=10, padding=5)(x).shape[-1]
+
+
+def _padding_in_token_1() -> int:
+    """Values of token 1 (k = 20, s = 10, p = 5) that come from the padding."""
+    ones = torch.ones(1, 1, 60, 100)  # 1 = picture; the padding is 0
+    token = nn.Unfold(20, stride=10, padding=5)(ones)[0, :, 0]  # (400,)
+    return int((token == 0).sum())
+
+
+def _share_in_four_patches() -> float:
+    """Share of the Mountain's pixels that lie in exactly four patches (k = 20, s = 10, p = 5)."""
+    return float((overlap_count(60, 100, 20, 10, 5) == 4).double().mean())
+
+
+PREDICTIONS: list[Exercise] = [
+    Exercise(
+        id="05.p1",
+        grade=ValueSpec(
+            kind="int",
+            answer=_soft_split_tokens(),
+            expects="an int",
+            rules=(
+                Rule(
+                    "that is the hard split's count; with stride 10 a new patch starts every "
+                    "10 pixels, half a patch on.",
+                    equals=15,
+                ),
+                Rule(
+                    "that is without the padding: p = 5 on every side adds a row and a column "
+                    "of patches.",
+                    equals=45,
+                ),
+            ),
+            default="rows = (60 + 2 p - k) // s + 1, and likewise the columns.",
+        ),
+        solution=_soft_split_tokens,
+        wrong=lambda: 15,
+        why=(
+            "A common guess is 15, the hard split's count; with stride 10 the patches start half "
+            "a patch apart, and the padding adds a row and a column: 6 x 10 = 60."
+        ),
+    ),
+    Exercise(
+        id="05.p2",
+        grade=ValueSpec(
+            kind="int",
+            answer=_padding_in_token_1(),
+            expects="an int",
+            rules=(
+                Rule(
+                    "the first five columns are padding too: 5 x 20 from the rows above, and "
+                    "5 in each of the 15 rows below them.",
+                    equals=100,
+                ),
+                Rule(
+                    "the 5 x 5 corner lies in both the padded rows and the padded columns: "
+                    "count it once.",
+                    equals=200,
+                ),
+            ),
+            default="the patch is 20 x 20; its picture part is 15 x 15.",
+        ),
+        solution=_padding_in_token_1,
+        wrong=lambda: 100,
+        why=(
+            "A common guess counts only the five padded rows (100) or counts the corner twice "
+            "(200); the picture fills 15 x 15 of the 20 x 20 patch: 400 - 225 = 175."
+        ),
+    ),
+    Exercise(
+        id="05.p3",
+        grade=ValueSpec(
+            kind="number",
+            answer=_share_in_four_patches(),
+            expects="a share between 0 and 1 (or a percentage)",
+            tol=0.1,
+            percent=True,
+            rules=(
+                Rule(
+                    "more: with stride 10 and kernel 20 each patch overlaps half of each "
+                    "neighbour, so an inner pixel lies in 2 patches along each axis: 2 x 2 = 4.",
+                    high=0.4,
+                ),
+            ),
+            default="only the pixels near the border lie in fewer than four patches.",
+        ),
+        solution=_share_in_four_patches,
+        wrong=lambda: 0.1,
+        why=(
+            "A common guess is that only the overlaps' corners lie in four patches; but the "
+            "patches overlap by half, so every pixel but a border strip does: 75 %."
+        ),
     ),
 ]

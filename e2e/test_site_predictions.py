@@ -1,0 +1,187 @@
+"""Predictions and warm-ups on the site (docs/_ext/vx_exercises.py, docs/_js/exercises.js), in
+Chromium, opened from build/html/ with every request beyond the machine blocked.
+
+* A prediction hides its reveal (the output of the next notebook cell) until a guess is checked
+  or "Show me" is pressed, by keyboard alone; the verdict, in a live region, is the line
+  ``vx.exercises.check`` prints, with the explanation of the common wrong guess.
+* Both graders agree on every reference and wrong answer of every prediction and warm-up, in
+  the browser (tests/test_predictions.py also runs the page's grader in Node).
+* Without JavaScript nothing is hidden: the forms stay hidden, the reveals are shown.
+* Nothing is stored; axe 0 in light and dark on a page with predictions and warm-ups.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from conftest import block_network
+from playwright.sync_api import Browser, Page
+
+from vitexplain import exercises as ex
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "build" / "html"
+PAGES = {p.stem[:2]: f"notebooks/{p.stem}.html" for p in sorted(ROOT.glob("notebooks/0*.ipynb"))}
+PROMPTS = ex.prompts()
+
+pytestmark = pytest.mark.usefixtures("built_site")  # conftest.py: fails without `make html`
+
+
+def _open(page: Page, name: str) -> list[str]:
+    attempted = block_network(page.context)
+    page.goto((SITE / name).as_uri(), wait_until="load")
+    return attempted
+
+
+@pytest.fixture
+def page(browser: Browser, browser_context_args: dict) -> Page:
+    context = browser.new_context(**browser_context_args)
+    fresh = context.new_page()
+    fresh.errors = []
+    fresh.on("pageerror", lambda error: fresh.errors.append(str(error)))
+    yield fresh
+    context.close()
+
+
+def _reveal(page: Page, slug: str):
+    """The output of the notebook cell right after a prediction's box."""
+    return page.locator(f"#vx-prompt-{slug} + .cell .cell_output")
+
+
+def _tab_to(page: Page, selector: str, limit: int = 600) -> None:
+    """Press Tab until the element matching `selector` has the focus."""
+    for _ in range(limit):
+        if page.evaluate(f"document.activeElement.matches({selector!r})"):
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"{selector} not reached in {limit} Tab presses")
+
+
+def test_every_prediction_hides_its_reveal_and_every_prompt_has_its_form(page: Page):
+    for number in sorted({i[:2] for i in PROMPTS}):
+        assert _open(page, PAGES[number]) == []
+        for prompt_id in (i for i in PROMPTS if i.startswith(number)):
+            slug = prompt_id.replace(".", "-")
+            box = page.locator(f"#vx-prompt-{slug}")
+            assert box.locator("form.vx-prompt").is_visible(), prompt_id
+            if prompt_id[3] == "p":
+                assert _reveal(page, slug).count() == 1, prompt_id
+                assert not _reveal(page, slug).is_visible(), prompt_id
+                assert box.locator("button.vx-show").is_visible()
+                assert "folded" in box.locator(".vx-reveal-note").inner_text()
+            else:
+                assert box.locator("details.vx-solution").count() == 1
+    assert page.errors == []
+
+
+def test_a_guess_typed_by_keyboard_reveals_the_result(page: Page):
+    assert _open(page, PAGES["02"]) == []
+    reveal = _reveal(page, "02-p2")
+    assert not reveal.is_visible()
+    _tab_to(page, "#vx-answer-02-p2")
+    page.keyboard.type("4")
+    page.keyboard.press("Enter")
+    verdict = page.locator("#vx-prompt-02-p2 .vx-verdict")
+    assert verdict.get_attribute("role") == "status"
+    assert verdict.get_attribute("aria-live") == "polite"
+    python = ex.verdict("02.p2", ex.grade("02.p2", 4), PROMPTS["02.p2"].why)
+    assert verdict.inner_text() == python
+    assert "a sum ignores the order" in python  # the common wrong guess, explained
+    assert reveal.is_visible()
+    assert page.evaluate("document.activeElement.id") == "vx-answer-02-p2"
+    page.keyboard.press("Control+A")
+    page.keyboard.type("2")
+    page.keyboard.press("Enter")
+    assert verdict.inner_text() == f"Prediction 02.p2: right. {PROMPTS['02.p2'].why}"
+    assert page.errors == []
+
+
+def test_a_choice_is_made_by_keyboard_and_show_me_reveals_without_a_guess(page: Page):
+    assert _open(page, PAGES["01"]) == []
+    reveal = _reveal(page, "01-p2")
+    assert not reveal.is_visible()
+    _tab_to(page, 'input[name="vx-guess-01-p2"]')
+    page.keyboard.press("ArrowDown")  # (a) -> (b), the radio group's own keys
+    assert page.evaluate("document.activeElement.value") == "b"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Check"
+    page.keyboard.press("Space")
+    verdict = page.locator("#vx-prompt-01-p2 .vx-verdict")
+    assert verdict.inner_text() == f"Prediction 01.p2: right. {PROMPTS['01.p2'].why}"
+    assert reveal.is_visible()
+
+    other = _reveal(page, "01-p3")
+    assert not other.is_visible()
+    _tab_to(page, "#vx-prompt-01-p3 button.vx-show")
+    assert page.locator("#vx-prompt-01-p3 button.vx-show").inner_text() == "Show me"
+    page.keyboard.press("Enter")
+    assert other.is_visible()
+    shown = page.locator("#vx-prompt-01-p3 .vx-verdict").inner_text()
+    assert shown == f"Prediction 01.p3: {PROMPTS['01.p3'].why}"
+    assert page.errors == []
+
+
+def test_both_graders_agree_on_every_prompt_in_the_browser(page: Page):
+    compared = 0
+    for number in sorted({i[:2] for i in PROMPTS}):
+        _open(page, PAGES[number])
+        for prompt_id in (i for i in PROMPTS if i.startswith(number)):
+            item = PROMPTS[prompt_id]
+            for value in (item.grade.answer, item.wrong()):
+                if isinstance(value, tuple | list):
+                    text = repr(list(value))
+                else:
+                    text = value if isinstance(value, str) else repr(value)
+                site = page.evaluate(
+                    "([id, t]) => window.vxExercises.promptVerdict(id, t)", [prompt_id, text]
+                )
+                assert site == ex.verdict(prompt_id, ex.grade(prompt_id, value), item.why)
+                compared += 1
+    assert compared == 2 * len(PROMPTS)
+    assert page.errors == []
+
+
+def test_without_javascript_every_reveal_is_shown(browser: Browser):
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto((SITE / PAGES["03"]).as_uri(), wait_until="load")
+        for prompt_id in (i for i in PROMPTS if i.startswith("03.p")):
+            slug = prompt_id.replace(".", "-")
+            assert not page.locator(f"#vx-prompt-{slug} form").is_visible()
+            assert _reveal(page, slug).is_visible(), prompt_id
+    finally:
+        context.close()
+
+
+def test_nothing_is_stored(page: Page):
+    _open(page, PAGES["05"])
+    stored = "JSON.stringify([{...localStorage}, {...sessionStorage}, document.cookie])"
+    before = page.evaluate(stored)
+    page.locator("#vx-answer-05-p1").fill("15")
+    page.locator("#vx-answer-05-p1").press("Enter")
+    page.locator("#vx-prompt-05-p2 button.vx-show").click()
+    page.locator("#vx-answer-05-w1").fill("15")
+    page.locator("#vx-answer-05-w1").press("Enter")
+    assert page.locator("#vx-prompt-05-w1 .vx-verdict").inner_text() == "Warm-up 05.w1: right."
+    assert page.evaluate(stored) == before
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_prompt_pages_have_no_axe_violation(browser: Browser, browser_context_args, mode):
+    context = browser.new_context(**browser_context_args, color_scheme=mode)
+    try:
+        page = context.new_page()
+        assert _open(page, PAGES["02"]) == []
+        page.locator("#vx-answer-02-p2").fill("4")
+        page.locator("#vx-answer-02-p2").press("Enter")
+        page.locator("#vx-prompt-02-p3 button.vx-show").click()
+        results = Axe().run(page, context={"include": [[".vx-prompt-box"]]})
+        violations = [v["id"] for v in results.response["violations"]]
+        assert violations == [], violations
+        whole = Axe().run(page)
+        assert [v["id"] for v in whole.response["violations"]] == []
+    finally:
+        context.close()
