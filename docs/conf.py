@@ -85,6 +85,10 @@ html_theme_options = {
     "use_fullscreen_button": False,
     "show_toc_level": 2,
     "footer_content_items": ["vx-footer.html"],
+    # "Back to top" sits in the article header's bar (_templates/vx-back-to-top.html), where it
+    # covers no text, instead of floating over the page.
+    "back_to_top_button": False,
+    "article_header_start": ["toggle-primary-sidebar.html", "vx-back-to-top.html"],
     # No icon links, no analytics, no version switcher: nothing outside the site.
     "icon_links": [],
 }
