@@ -116,9 +116,10 @@ def _solution(exercise_id: str, entry: dict[str, Any], run_page: str) -> str:
         )
         parts.append(f"<p>{html.escape(entry['why'])}</p>")
         parts.append(
-            f'<p>To check your own version, run this notebook yourself (<a href="{run_page}">Run '
-            f'it yourself</a>) and call <code>vx.exercises.check("{exercise_id}", {name})</code> '
-            "under your function: it runs your code, which a page cannot.</p>"
+            "<p>To check your own version, run this notebook in JupyterLab (<a "
+            f'href="{run_page}">Run it yourself</a> says how, from this site) and call '
+            f'<code>vx.exercises.check("{exercise_id}", {name})</code> under your function: it '
+            "runs your code, which a page cannot.</p>"
         )
     else:
         parts.append(f"<p>Answer: <code>{html.escape(entry['answer'])}</code></p>")
