@@ -15,6 +15,8 @@
 * Figure code a reader can hide: a code cell that draws a figure with its alt text and caption
   (``vx.display_figure(..., caption=...)``) gets myst-nb's ``hide-input`` tag, so its code sits
   behind a "Show" toggle and a screen reader hears the alt text and caption once, from the figure.
+  The toggle is named after the figures it draws ("Show the code of Figure 3.2", cell metadata
+  myst-nb reads), without myst-nb's aria-label "Toggle hidden content" (its HTML visitor).
 * Search with sections and snippets, offline: the text of every section goes into
   ``_static/vx-search-text.js`` (a classic script the search page loads; ``file://`` forbids the
   fetch Sphinx would use), which ``_static/vx-search.js`` turns into section links with a snippet.
