@@ -55,7 +55,8 @@ exclude_patterns = ["**/.ipynb_checkpoints"]
 # The notebooks' stored outputs, as they are in git: no kernel, no re-execution.
 nb_execution_mode = "off"
 nb_ipywidgets_js = {}  # no widget state is stored; never load require.js or the widget manager
-# Cells whose code draws a figure are collapsed (vx_site.hide_figure_code): the toggle's words.
+# Cells whose code draws a figure are collapsed (vx_site.hide_figure_code), each toggle named
+# after its figures ("Show the code of Figure 3.2"); these words only if a caption has no number.
 nb_code_prompt_show = "Show the code that draws this figure"
 nb_code_prompt_hide = "Hide the code that draws this figure"
 myst_enable_extensions = ["dollarmath", "colon_fence", "substitution"]
@@ -85,6 +86,10 @@ html_theme_options = {
     "use_fullscreen_button": False,
     "show_toc_level": 2,
     "footer_content_items": ["vx-footer.html"],
+    # "Back to top" sits in the article header's bar (_templates/vx-back-to-top.html), where it
+    # covers no text, instead of floating over the page.
+    "back_to_top_button": False,
+    "article_header_start": ["toggle-primary-sidebar.html", "vx-back-to-top.html"],
     # No icon links, no analytics, no version switcher: nothing outside the site.
     "icon_links": [],
 }

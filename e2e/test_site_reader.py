@@ -5,7 +5,10 @@ test_site.py (whose helpers and `page` fixture this file uses).
 * the sidebar toggles work at 1280, 768 and 390 px, by mouse and by Enter, with a visible focus;
 * at a phone's 390 px, one walk over every page (each opened once) checks all that the phone
   promises: no sideways scroll, wide formulas that say they scroll, readable figure text, full-size
-  figures, and the reading path, the Explore sections and the exercises within the width.
+  figures, and the reading path, the Explore sections and the exercises within the width;
+  Copy buttons over no code, and our buttons at least 24 px;
+* issue 38's rough edges: figure-code toggles named after their figures, worked solutions with
+  Copy that run pasted alone, Back to top legible in the header bar at 390 px.
 """
 
 from __future__ import annotations
@@ -297,7 +300,7 @@ def test_every_page_at_390_px(browser: Browser, browser_context_args: dict):
     try:
         page = context.new_page()
         attempted = _block_network(context)
-        boxes = wide = narrow = shrunk = 0
+        boxes = wide = narrow = shrunk = copy_buttons = 0
         text_px, sections = {}, []
         for name in PAGES:
             page.goto(_url_of(name), wait_until="load")
@@ -385,6 +388,29 @@ def test_every_page_at_390_px(browser: Browser, browser_context_args: dict):
             # The exercises, their worked solutions open, fit too.
             for details in page.locator("details.vx-solution").all():
                 details.locator("summary").click()
+            # Copy covers no code (it sits above the first line), and every button of ours is
+            # at least 24 px high and wide.
+            copies, covering, small = page.evaluate(
+                """() => {
+                  let copies = 0, covering = [];
+                  for (const button of document.querySelectorAll('article button.vx-copy')) {
+                    const b = button.getBoundingClientRect();
+                    if (!b.height) continue;  // in a closed toggle
+                    copies++;
+                    const range = document.createRange();
+                    range.selectNodeContents(button.parentElement.querySelector('pre'));
+                    if ([...range.getClientRects()].some(t => t.width && t.left < b.right
+                          && t.right > b.left && t.top < b.bottom && t.bottom > b.top))
+                      covering.push(button.parentElement.textContent.slice(0, 40));
+                  }
+                  const small = [...document.querySelectorAll('.vx-copy, .vx-zoom, .vx-pause')]
+                    .map(e => e.getBoundingClientRect())
+                    .filter(r => r.height && (r.height < 24 || r.width < 24)).length;
+                  return [copies, covering, small];
+                }"""
+            )
+            assert covering == [] and small == 0, (name, covering, small)
+            copy_buttons += copies
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= PHONE["width"], f"{name} with its solutions open is {width} px wide"
             assert re.search(r"\d", page.locator(".vx-exercise").first.inner_text()), name
@@ -392,6 +418,7 @@ def test_every_page_at_390_px(browser: Browser, browser_context_args: dict):
         assert sorted(sections) == [".vx-explore"] * 3 + [".vx-reading-path"], sections
         assert wide > 0 and narrow > 0, (wide, narrow)
         assert shrunk > 10, shrunk
+        assert copy_buttons > 150, copy_buttons
         assert set(text_px) == set(NARROW_FIGURES), set(NARROW_FIGURES) - set(text_px)
         assert all(px >= 9 for px in text_px.values()), text_px
         assert attempted == []
@@ -530,3 +557,135 @@ def test_printed_code_wraps_under_its_own_indentation(page: Page):
     assert len(rows) >= 3, rows  # some lines of notebook 03 are wider than a printed page
     for indent, columns in rows:
         assert all(abs(c - (indent + 4)) < 0.6 for c in columns), (indent, columns)
+
+
+# --- issue 38: the rough edges ----------------------------------------------------------------
+
+
+def test_every_figure_code_toggle_is_named_after_its_figures(page: Page):
+    """A screen reader hears "Show the code of Figure 3.2" (its name in Chromium's accessibility
+    tree), not the same "Toggle hidden content" 41 times: every toggle of every notebook page is
+    named after the figures its cell draws, and says "Hide" once open."""
+    names = []
+    for name in NOTEBOOK_PAGES:
+        _open(page, name)
+        cdp = page.context.new_cdp_session(page)
+        root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        selector = "article .cell details.hide > summary"
+        nodes = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})
+        drawn = page.evaluate(
+            """[...document.querySelectorAll('article .cell details.hide')].map(d =>
+                 [...d.closest('.cell').querySelectorAll('figure.vx-figure figcaption')]
+                   .map(c => c.textContent.trim().match(/^Figure [\\d.]+/)[0]))"""
+        )
+        assert len(nodes["nodeIds"]) == len(drawn)
+        for node, figures in zip(nodes["nodeIds"], drawn, strict=True):
+            tree = cdp.send(
+                "Accessibility.getPartialAXTree", {"nodeId": node, "fetchRelatives": False}
+            )
+            spoken = tree["nodes"][0]["name"]["value"]
+            assert figures, (name, spoken)
+            shown = (
+                figures[0]
+                if len(figures) == 1
+                else "Figures " + " and ".join(f.removeprefix("Figure ") for f in figures)
+            )
+            assert spoken == f"Show the code of {shown}", (name, spoken, figures)
+            names.append(spoken)
+        cdp.detach()
+        summary = page.locator(selector).first
+        summary.click()
+        assert summary.inner_text().strip().startswith("Hide the code of Figure")
+    assert len(names) >= 40 and len(set(names)) == len(names), len(names)
+    assert "Toggle hidden content" not in "".join(
+        p.read_text(encoding="utf-8") for p in (SITE / "notebooks").glob("*.html")
+    )
+
+
+def test_every_code_solution_has_copy_and_runs_pasted_alone(browser: Browser, browser_context_args):
+    """A worked solution's code has a Copy button and starts with the imports it needs: what Copy
+    puts on the clipboard, run in an empty namespace (a fresh notebook, nothing imported), defines
+    a function the exercise's own grader accepts. Its note links to the Run it yourself page."""
+    from vitexplain import exercises
+
+    context = browser.new_context(**browser_context_args)
+    try:
+        context.grant_permissions(["clipboard-read", "clipboard-write"])
+        page = context.new_page()
+        attempted = _block_network(context)
+        solved = []
+        for name in NOTEBOOK_PAGES:
+            page.goto(_url_of(name), wait_until="load")
+            for box in page.locator(".vx-exercise:has(.vx-code-box)").all():
+                exercise_id = box.get_attribute("id").removeprefix("vx-exercise-").replace("-", ".")
+                box.locator("summary").click()
+                button = box.locator(".vx-code-box > button.vx-copy")
+                assert button.is_visible() and button.get_attribute("aria-label") == "Copy the code"
+                button.click()
+                code = page.evaluate("navigator.clipboard.readText()")
+                assert code.startswith(("def ", "import ", "from ")), code[:80]
+                namespace: dict = {}
+                exec(compile(code, f"<solution {exercise_id}>", "exec"), namespace)  # noqa: S102
+                function = namespace[exercises.exercises()[exercise_id].asks.partition("(")[0]]
+                assert exercises.grade(exercise_id, function) is None, exercise_id
+                link = box.locator("a", has_text="Run it yourself")
+                assert (
+                    link.get_attribute("href").endswith("run.html")
+                    and "make lab" not in box.inner_text()
+                )
+                solved.append(exercise_id)
+        assert len(solved) >= 10, solved
+        assert attempted == []
+    finally:
+        context.close()
+
+
+_CONTRAST = """([fg, bg]) => {
+  const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = (c) => { const [r, g, b] = rgb(c).map(v => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+  return (a + 0.05) / (b + 0.05);
+}"""
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_back_to_top_at_390_px_is_legible_and_covers_no_text(
+    browser: Browser, browser_context_args: dict, mode: str
+):
+    """The theme's Back to top (white on orange, 2.45:1, floating over the text) sits in the
+    article header's bar beside the sidebar toggle, at 4.5:1 or more, overlapping no other
+    control of the bar, at least 24 px high; scrolling up shows it and it works."""
+    context = browser.new_context(**{**browser_context_args, "viewport": PHONE}, color_scheme=mode)
+    try:
+        page = context.new_page()
+        _block_network(context)
+        page.goto(_url_of("notebooks/03_sinusoidal_pe_clocks.html"), wait_until="load")
+        page.mouse.wheel(0, 4000)
+        page.wait_for_timeout(300)
+        page.mouse.wheel(0, -400)
+        button = page.locator("#pst-back-to-top")
+        button.wait_for(state="visible")
+        assert page.locator("#pst-back-to-top").count() == 1
+        style = button.evaluate(
+            """b => { const s = getComputedStyle(b); const r = b.getBoundingClientRect();
+                      const bar = document.querySelector('.bd-header-article')
+                        .getBoundingClientRect();
+                      const others = [...document.querySelectorAll(
+                          '.bd-header-article button, .bd-header-article a')]
+                        .filter(o => o !== b && o.offsetParent && !b.contains(o))
+                        .map(o => o.getBoundingClientRect())
+                        .filter(o => o.left < r.right && o.right > r.left
+                                     && o.top < r.bottom && o.bottom > r.top);
+                      return [s.color, s.backgroundColor, r.top >= bar.top,
+                              r.bottom <= bar.bottom, r.height, others.length]; }"""
+        )
+        ratio = page.evaluate(_CONTRAST, style[:2])
+        assert ratio >= 4.5, (mode, style, ratio)
+        assert style[2] and style[3], ("outside the header bar", style)
+        assert style[4] >= 24 and style[5] == 0, style
+        button.click()
+        page.wait_for_function("window.scrollY === 0")
+    finally:
+        context.close()

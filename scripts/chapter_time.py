@@ -6,8 +6,8 @@ The estimate is computed, not guessed (CONTRIBUTING.md, "One template for every 
   References) at :data:`WORDS_PER_MINUTE`, the non-blank lines of the code cells before the
   Exercises at :data:`CODE_LINES_PER_MINUTE`, and :data:`MINUTES_PER_FIGURE` for every stored
   figure (an output ``<figure>`` or image);
-* running: the processor time the notebook's kernel used to run every cell (:data:`RUN_SECONDS`,
-  kernel start and imports included), rounded up to whole minutes;
+* running: the processor time the notebook's kernel used to run every cell on one thread
+  (:data:`RUN_SECONDS`, kernel start and imports included), rounded up to whole minutes;
 * exercises: :data:`MINUTES_PER_VALUE_EXERCISE` for an exercise answered by a value,
   :data:`MINUTES_PER_FUNCTION_EXERCISE` for one answered by a function (read from the registry,
   ``vitexplain.exercises``);
@@ -43,22 +43,22 @@ MINUTES_PER_VALUE_EXERCISE = 5  # predict, compute, check
 MINUTES_PER_FUNCTION_EXERCISE = 15  # write a function, run the checker, fix it
 
 #: Processor seconds (user + system) of the kernel that ran every cell of the notebook, its start
-#: and imports included, measured with psutil before the kernel shut down (nbclient, one notebook
-#: at a time; 2026-11-26). On the 2-core test machine shared with other jobs (load average above
-#: 20) the wall clock said nothing about a reader's machine (notebook 08: 21 minutes), while the
-#: processor time hardly depends on the other jobs, once torch runs one thread (`--measure` sets
-#: OMP_NUM_THREADS=1: two threads spin while they wait, and on a busy machine that spinning
-#: counted: notebook 08 passed 4.5 minutes of processor time). 01-07 were measured with torch's
-#: two threads, 08 and 09 (2026-11-29) with one.
+#: and imports included, with torch on one thread (`--measure` sets OMP_NUM_THREADS=1), measured
+#: with psutil before the kernel shut down (nbclient, one notebook at a time; 2026-11-29, load
+#: average 7-14 on 2 cores). One thread, because waiting threads spin and count: with torch's
+#: default two threads on that busy machine notebook 08 took 211 s of processor time and 17
+#: minutes of wall clock; on one thread 19 s (a reader measured 152 s with the default threads).
+#: On one thread the processor time hardly depends on the other jobs, and on an idle machine it
+#: is about the wall-clock time, which the Time paragraph rounds up to minutes.
 RUN_SECONDS = {
-    "01": 5.9,
-    "02": 7.3,
-    "03": 11.2,
-    "04": 6.2,
-    "05": 14.5,
-    "06": 13.9,
-    "07": 11.9,
-    "08": 37.2,
+    "01": 3.3,
+    "02": 3.9,
+    "03": 5.9,
+    "04": 3.9,
+    "05": 6.0,
+    "06": 8.9,
+    "07": 9.8,
+    "08": 19.1,
     "09": 19.2,
 }
 
@@ -158,7 +158,8 @@ def time_paragraph(e: Estimate) -> str:
         f"`scripts/chapter_time.py`, not guessed: {e.words:,} words at {WORDS_PER_MINUTE} a "
         f"minute, {e.code_lines} lines of code at {CODE_LINES_PER_MINUTE} a minute and "
         f"{MINUTES_PER_FIGURE:g} minute for each of the {e.figures} figures; running every cell "
-        f"took {e.run_seconds:.0f} s of processor time, kernel start included; "
+        f"took {e.run_seconds:.0f} s of processor time on one thread (`OMP_NUM_THREADS=1`), kernel "
+        "start included; "
         f"{MINUTES_PER_VALUE_EXERCISE} minutes for an exercise answered by a value, "
         f"{MINUTES_PER_FUNCTION_EXERCISE} for one answered by a function; the sum rounded up to "
         "5 minutes."

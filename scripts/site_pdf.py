@@ -3,8 +3,9 @@
 `make pdf` builds the site's sources as one HTML page (Sphinx's singlehtml builder, the same
 conf.py and extensions as `make html`), then this script prints that page with Debian's Chromium
 (Playwright, every request that is not a local file refused): A4, the site's print style (code
-wrapped, no sidebars or buttons), every collapsed code cell opened, a tagged PDF (each figure's
-alt text is its /Alt) with an outline from the headings.
+wrapped, no sidebars or buttons, figures no taller than a page with their caption), every
+collapsed code cell and worked solution opened (OPEN_ALL), a tagged PDF (each figure's alt text
+is its /Alt) with an outline from the headings.
 
     python scripts/site_pdf.py build/singlehtml/index.html build/vitexplain.pdf
 """
@@ -19,6 +20,21 @@ from playwright.sync_api import sync_playwright
 
 CHROMIUM = Path(os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium"))
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+# Every <details> (a figure's code, a worked solution) replaced by a box of its content, its
+# summary kept but a code toggle's: an opened toggle printed right away has Chromium paint
+# none of its content on a page that it starts, by timing (notebook 03: four figures' code,
+# four blank pages, in some runs).
+OPEN_ALL = """() => {
+  for (const details of document.querySelectorAll("details")) {
+    const box = document.createElement("div");
+    box.className = details.className;
+    for (const child of [...details.children]) {
+      if (child.tagName !== "SUMMARY" || !details.classList.contains("hide")) box.append(child);
+    }
+    details.replaceWith(box);
+  }
+}"""
+MARGIN = {"top": "15mm", "bottom": "15mm", "left": "15mm", "right": "15mm"}  # e2e prints so too
 
 
 def print_pdf(page_file: Path, target: Path) -> list[str]:
@@ -39,13 +55,14 @@ def print_pdf(page_file: Path, target: Path) -> list[str]:
             context.route("**/*", guard)
             page = context.new_page()
             page.goto(page_file.resolve().as_uri(), wait_until="load")
-            page.evaluate("document.querySelectorAll('details').forEach(d => (d.open = true))")
+            page.evaluate(OPEN_ALL)
             page.emulate_media(media="print")
+            page.evaluate("document.fonts.ready")
             target.parent.mkdir(parents=True, exist_ok=True)
             page.pdf(
                 path=str(target),
                 format="A4",
-                margin={"top": "15mm", "bottom": "15mm", "left": "15mm", "right": "15mm"},
+                margin=MARGIN,
                 tagged=True,
                 outline=True,
             )

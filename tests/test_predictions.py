@@ -28,7 +28,7 @@ PREDICTIONS = sorted(i for i in PROMPTS if i[3] == "p")
 WARMUPS = sorted(i for i in PROMPTS if i[3] == "w")
 # Notebooks whose predictions and warm-ups are still to be written (another session): remove a
 # number here when its notebook gets them.
-PENDING = {"06", "08"}
+PENDING = {"06", "08", "09"}
 NUMBERS = sorted(p.name[:2] for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 # Typed answers beyond each prompt's reference and wrong answer, through both graders.

@@ -9,7 +9,9 @@ Data: docs/_data/exercises.json, exported from the package by scripts/export_exe
   hidden until the page's script runs; the script (docs/_js/exercises.js, inlined as a classic
   script with the page's specs as inline JSON) grades by the same spec as ``check``;
 * for every exercise, a ``<details>`` disclosure "Worked solution (try it first)" with the
-  answer or the function's code and the explanation: it opens without JavaScript;
+  answer or the function's code and the explanation: it opens without JavaScript. The code
+  starts with the imports it needs (computed from the names it reads) and has a Copy button
+  (vx.js): pasted into a fresh notebook it runs;
 * for a warm-up (``"NN.wk"``), the same form and worked solution;
 * for a prediction (``"NN.pk"``), a form for the guess (radio buttons for a choice) with a
   "Show me" button: the script hides the output of the next notebook cell, the reveal, until a
@@ -19,14 +21,17 @@ Data: docs/_data/exercises.json, exported from the package by scripts/export_exe
 
 from __future__ import annotations
 
+import builtins
 import html
 import json
 import re
+import symtable
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
 
 DOCS = Path(__file__).resolve().parent.parent
 DATA = DOCS / "_data" / "exercises.json"
@@ -105,17 +110,54 @@ def solution_lines(code: str) -> str:
     )
 
 
-def _solution(exercise_id: str, entry: dict[str, Any]) -> str:
+# --- a code solution's imports, Copy button and link (not grading) ---------------------------
+
+# The imports a solution may need, as the notebooks write them.
+IMPORTS = {  # in the order ruff's isort writes them
+    "math": "import math",
+    "np": "import numpy as np",
+    "torch": "import torch",
+    "F": "import torch.nn.functional as F",
+    "rearrange": "from einops import rearrange",
+    "nn": "from torch import nn",
+    "vx": "import vitexplain as vx",
+}
+
+
+def solution_imports(code: str) -> list[str]:
+    """The import lines of the module-level names a solution's code reads (its functions'
+    globals that are not builtins), in IMPORTS' order; a name IMPORTS lacks stops the build."""
+    names: set[str] = set()
+    tables = [symtable.symtable(code, "<solution>", "exec")]
+    while tables:
+        table = tables.pop()
+        if table.get_type() != "module":
+            names.update(table.get_globals())
+        tables.extend(table.get_children())
+    defined = {s.get_name() for s in symtable.symtable(code, "<s>", "exec").get_symbols()}
+    needed = sorted(names - defined - set(dir(builtins)))
+    unknown = [n for n in needed if n not in IMPORTS]
+    if unknown:
+        raise ExtensionError(f"a worked solution reads {unknown}: add their import to IMPORTS")
+    return [IMPORTS[n] for n in IMPORTS if n in needed]
+
+
+def _solution(exercise_id: str, entry: dict[str, Any], run_page: str) -> str:
     parts = [f"<summary>Worked solution of {exercise_id} (try it first)</summary>"]
     if "code" in entry:
         name = entry["asks"].partition("(")[0]
-        code = html.escape(entry["code"])
-        parts.append(f'<pre class="vx-code vx-wraps"><code>{solution_lines(code)}</code></pre>')
+        imports = "\n".join(solution_imports(entry["code"]))
+        code = html.escape(f"{imports}\n\n\n{entry['code']}" if imports else entry["code"])
+        parts.append(
+            '<div class="vx-code-box"><pre class="vx-code vx-wraps">'
+            f"<code>{solution_lines(code)}</code></pre></div>"
+        )
         parts.append(f"<p>{html.escape(entry['why'])}</p>")
         parts.append(
-            "<p>To check your own version, run this notebook in JupyterLab (<code>make lab</code>"
-            f') and call <code>vx.exercises.check("{exercise_id}", {name})</code> under your '
-            "function: it runs your code, which a page cannot.</p>"
+            "<p>To check your own version, run this notebook in JupyterLab (<a "
+            f'href="{run_page}">Run it yourself</a> says how, from this site) and call '
+            f'<code>vx.exercises.check("{exercise_id}", {name})</code> under your function: it '
+            "runs your code, which a page cannot.</p>"
         )
     else:
         parts.append(f"<p>Answer: <code>{html.escape(entry['answer'])}</code></p>")
@@ -166,7 +208,9 @@ def add_exercises(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             used[exercise_id] = entry["spec"]
             parts.append(_form(exercise_id))
         if entry.get("kind") != "prediction":
-            parts.append(_solution(exercise_id, entry))
+            parts.append(
+                _solution(exercise_id, entry, app.builder.get_relative_uri(docname, "run"))
+            )
         slug, inner = _slug(exercise_id), "".join(parts)
         box = f'<div class="vx-exercise" id="vx-exercise-{slug}">{inner}</div>'
         if "kind" in entry:  # a prediction or a warm-up

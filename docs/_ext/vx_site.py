@@ -15,6 +15,8 @@
 * Figure code a reader can hide: a code cell that draws a figure with its alt text and caption
   (``vx.display_figure(..., caption=...)``) gets myst-nb's ``hide-input`` tag, so its code sits
   behind a "Show" toggle and a screen reader hears the alt text and caption once, from the figure.
+  The toggle is named after the figures it draws ("Show the code of Figure 3.2", cell metadata
+  myst-nb reads), without myst-nb's aria-label "Toggle hidden content" (its HTML visitor).
 * Search with sections and snippets, offline: the text of every section goes into
   ``_static/vx-search-text.js`` (a classic script the search page loads; ``file://`` forbids the
   fetch Sphinx would use), which ``_static/vx-search.js`` turns into section links with a snippet.
@@ -41,6 +43,7 @@ from pathlib import Path
 import yaml
 from docutils import nodes
 from math_core import LatexError, LatexToMathML
+from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
 from pygments.formatters import HtmlFormatter
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
@@ -97,24 +100,57 @@ def run_it_yourself(filename: str) -> dict:
     return {"cell_type": "markdown", "metadata": {}, "source": text, "id": "vx-run-it-yourself"}
 
 
+_FIGURE_NUMBER = re.compile(r"<figcaption[^>]*>\s*(Figure \d+\.\d+)")
+
+
+def toggle_words(numbers: list[str]) -> tuple[str, str]:
+    """The words of the toggle in front of the code of these figures (their summary's text, so
+    its accessible name): "Show the code of Figure 3.2", or "... of Figures 6.1 and 6.2"."""
+    if len(numbers) == 1:
+        what = numbers[0]
+    else:
+        what = "Figures " + ", ".join(n.removeprefix("Figure ") for n in numbers[:-1])
+        what += " and " + numbers[-1].removeprefix("Figure ")
+    return f"Show the code of {what}", f"Hide the code of {what}"
+
+
 def hide_figure_code(notebook: dict) -> int:
     """Tag ``hide-input`` every code cell that draws a figure with its caption (its alt text and
-    caption are string literals in the code, which the figure also says). Returns how many."""
+    caption are string literals in the code, which the figure also says), its toggle named
+    after the figures it draws. Returns how many."""
     hidden = 0
     for cell in notebook.get("cells", []):
         if cell.get("cell_type") != "code":
             continue
         source = "".join(cell.get("source", ""))
-        draws = any(
-            '<figure class="vx-figure"' in "".join(output.get("data", {}).get("text/html", ""))
+        html_outputs = "".join(
+            "".join(output.get("data", {}).get("text/html", ""))
             for output in cell.get("outputs", [])
         )
+        draws = '<figure class="vx-figure"' in html_outputs
         if draws and "display_figure(" in source and "caption=" in source:
-            tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+            metadata = cell.setdefault("metadata", {})
+            tags = metadata.setdefault("tags", [])
             if "hide-input" not in tags:
                 tags.append("hide-input")
                 hidden += 1
+            numbers = _FIGURE_NUMBER.findall(html_outputs)
+            if numbers:
+                show, hide = toggle_words(numbers)
+                metadata.setdefault("mystnb", {}).update(
+                    code_prompt_show=show, code_prompt_hide=hide
+                )
     return hidden
+
+
+def visit_hidden_cell(self, node: nodes.Element) -> None:
+    """myst-nb's toggle of a hidden cell without its aria-label "Toggle hidden content" (the
+    same for every toggle): the summary is named by its visible words (toggle_words)."""
+    classes = " ".join(node["classes"])
+    self.body.append(f'<details class="admonition hide {classes}">\n<summary>\n')
+    for state, words in (("collapsed", node["prompt_show"]), ("expanded", node["prompt_hide"])):
+        self.body.append(f'<p class="{state} admonition-title">{html.escape(words)}</p>\n')
+    self.body.append("</summary>\n")
 
 
 # --- the index from the README --------------------------------------------------------------
@@ -403,6 +439,7 @@ def build_finished(app: Sphinx, error: Exception | None) -> None:
 
 def setup(app: Sphinx) -> dict:
     app.add_html_math_renderer("mathcore", (visit_math, None), (visit_math_block, None))
+    app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_HideCellInput))
     app.connect("builder-inited", builder_inited)
     app.connect("source-read", source_read)
     app.connect("doctree-resolved", doctree_resolved)

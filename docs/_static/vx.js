@@ -5,7 +5,7 @@
 // * Every figure gets a "Full size" button that opens it at its own size in a dialog.
 // * An animated GIF gets a Pause/Play button; with prefers-reduced-motion it starts paused
 //   (a still of its first frame drawn on a canvas).
-// * Every code block (not a cell's output) gets a Copy button.
+// * Every code block (not a cell's output), a worked solution's too, gets a Copy button.
 // * A page opened from a search result (?highlight=...) marks the searched words: Sphinx's own
 //   highlighter skips every page that loads its search code, as this theme's pages all do.
 (() => {
@@ -129,7 +129,8 @@
     status.className = "visually-hidden vx-copy-status";
     status.setAttribute("role", "status");
     document.body.append(status);
-    for (const block of document.querySelectorAll("article div.highlight")) {
+    // (.vx-code-box: a worked solution's code, docs/_ext/vx_exercises.py)
+    for (const block of document.querySelectorAll("article div.highlight, article .vx-code-box")) {
       if (block.closest(".cell_output")) continue; // an output is not code to copy
       const pre = block.querySelector("pre");
       if (!pre || block.querySelector(".vx-copy")) continue;
