@@ -362,7 +362,9 @@
     var letter = text.trim().replace(/^[().]+|[().]+$/g, "").trim().toLowerCase();
     var letters = "abcdefgh".slice(0, spec.options.length);
     if (letter.length !== 1 || letters.indexOf(letter) < 0) {
-      return "expected " + spec.expects + ", got " + describe(value(text, false));
+      var given = text;
+      try { given = read(text, false); } catch (error) { if (!(error instanceof Unusable)) throw error; }
+      return "expected " + spec.expects + ", got " + describe(given);
     }
     if (letter === spec.answer) return null;
     for (var i = 0; i < spec.rules.length; i++) {
