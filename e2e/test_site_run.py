@@ -8,7 +8,7 @@ here, so `--index-url https://download.pytorch.org/whl/cpu` is dropped from the 
 and pip takes torch 2.13.0 from this machine's configured sources (a CPU wheel on disk; the test
 checks that a CPU build, `+cpu`, was installed). The third command, `jupyter lab <folder>`, gets
 the options a headless test needs (no browser, a free port, a known token, --allow-root as
-root); the Lab must list the eight notebooks, and notebook 01 must run in that environment.
+root); the Lab must list every notebook, and notebook 01 must run in that environment.
 """
 
 from __future__ import annotations
