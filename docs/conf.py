@@ -48,8 +48,9 @@ extensions.append("vx_vit")  # notebook 08's live ViT (docs/_ext/vx_vit.py)
 extensions.append("vx_index")  # the reading path on the index (docs/_ext/vx_index.py)
 extensions.append("vx_explore")  # Explore sections with frames drawn by the package (docs/_ext)
 extensions.append("vx_exercises")  # answers and worked solutions on the page
+extensions.append("vx_concepts")  # the concept check page (docs/_ext/vx_concepts.py)
 root_doc = "index"
-include_patterns = ["index.md", "about.md", "run.md", "notebooks/[0-9][0-9]_*.ipynb"]
+include_patterns = ["index.md", "about.md", "run.md", "concepts.md", "notebooks/[0-9][0-9]_*.ipynb"]
 exclude_patterns = ["**/.ipynb_checkpoints"]
 
 # The notebooks' stored outputs, as they are in git: no kernel, no re-execution.

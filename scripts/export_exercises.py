@@ -5,7 +5,9 @@ The site is built without torch, so it cannot import the package: this script (r
 :class:`~vitexplain.exercises.ValueSpec` that ``check`` grades by), its worked solution (a
 value, or a function's source) and its explanation; likewise every prediction and warm-up
 (``vx.exercises.prompts()``; a prediction's spec may be a ``ChoiceSpec``).
-tests/test_exercises_site.py checks that the tracked file equals a fresh export.
+tests/test_exercises_site.py checks that the tracked file equals a fresh export. The concept
+check (``vitexplain.exercises.concepts``) goes to docs/_data/concepts.json, for the concept page
+(docs/_ext/vx_concepts.py); tests/test_concepts.py checks that file.
 
     python scripts/export_exercises.py [--out docs/_data/exercises.json]
 """
@@ -18,10 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from vitexplain import exercises as ex
-from vitexplain.exercises import _typed
+from vitexplain.exercises import _typed, concepts
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "_data" / "exercises.json"
+CONCEPTS_OUT = ROOT / "docs" / "_data" / "concepts.json"
 
 
 def _shown(value: Any) -> str:
@@ -89,13 +92,46 @@ def text() -> str:
     return json.dumps(export(), indent=1, ensure_ascii=False) + "\n"
 
 
+def export_concepts() -> dict[str, Any]:
+    """The concept page's data: the verdict lines of check() and, per question, its stem,
+    spec, explanation and options, each option with the page and heading that address it."""
+    pages = {p.name[:2]: p.stem for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))}
+    items = []
+    for concept in concepts.CONCEPTS:
+        options = [
+            {
+                "text": o.text,
+                "misconception": o.misconception,
+                "page": f"notebooks/{pages[o.notebook]}",
+                "section": concepts.title(o.section),
+            }
+            for o in concept.options
+        ]
+        spec = concept.spec().to_json()
+        items.append({"id": concept.id, "question": concept.question, "why": concept.why,
+                      "spec": spec, "options": options})  # fmt: skip
+    return {
+        "verdict": {
+            "right": ex.verdict("cc.00", None, "{why}").replace("cc.00", "{id}"),
+            "hint": ex.verdict("cc.00", "{hint}").replace("cc.00", "{id}"),
+            "none": "Question {id}: no answer yet.",
+        },
+        "items": items,
+    }
+
+
+def concepts_text() -> str:
+    return json.dumps(export_concepts(), indent=1, ensure_ascii=False) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text(), encoding="utf-8")
-    print(f"wrote {args.out}")
+    CONCEPTS_OUT.write_text(concepts_text(), encoding="utf-8")
+    print(f"wrote {args.out} and {CONCEPTS_OUT}")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,9 @@ Writing an exercise: add an :class:`Exercise` to ``EXERCISES`` of the notebook's
 Predictions and warm-ups (:func:`prompts`) are graded the same way: a prediction ``"NN.pk"``
 (``PREDICTIONS``) is the learner's guess before a cell shows the result, its ``why`` the common
 wrong prediction and why it is wrong; a warm-up ``"NN.wk"`` (``WARMUPS``) asks, at the start of
-notebook NN, about an earlier one. A prediction may be a choice (:class:`ChoiceSpec`).
+notebook NN, about an earlier one. A prediction may be a choice (:class:`ChoiceSpec`). The
+concept check (:func:`concept_check`, ``"cc.01"`` ... ``"cc.20"``, module ``concepts``) is 20 such
+choices on the whole series, each wrong option a named misconception.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
-from . import nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09
+from . import concepts, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09
 from ._output import show
 from ._rules import (
     ChoiceSpec,
@@ -61,6 +63,7 @@ __all__ = [
     "as_number",
     "check",
     "close",
+    "concept_check",
     "describe",
     "exercise",
     "exercises",
@@ -110,7 +113,7 @@ def exercise(exercise_id: str) -> Exercise:
     """The exercise, prediction or warm-up with this id, e.g. ``"05.1"``, ``"05.p1"``."""
     if not isinstance(exercise_id, str):
         raise TypeError(f"exercise_id must be a str such as '05.1', got {exercise_id!r}")
-    table = exercises() | prompts()
+    table = exercises() | prompts() | concepts.items()
     if exercise_id not in table:
         raise ValueError(f"no exercise {exercise_id!r}; there are {', '.join(table)}")
     return table[exercise_id]
@@ -200,8 +203,20 @@ def grade(exercise_id: str, answer: Any) -> str | None:
     return hint
 
 
+def concept_check() -> None:
+    """Print the concept check: 20 questions on the series; answer one with
+    ``check("cc.03", "b")``. Take it before notebook 01 and again after 08 or 09."""
+    for item in concepts.CONCEPTS:
+        print(f"{item.id}  {item.question}")
+        for letter, option in zip("abcdefgh", item.options, strict=False):
+            print(f"  ({letter}) {option.text}")
+    print('Answer with vx.exercises.check("cc.01", "b"); each verdict names the section to read.')
+
+
 def _label(exercise_id: str) -> str:
-    """What check() calls an item: "Prediction 02.p1", "Warm-up 02.w1"."""
+    """What check() calls an item: "Prediction 02.p1", "Warm-up 02.w1", "Question cc.01"."""
+    if exercise_id.startswith("cc."):
+        return f"Question {exercise_id}"
     kinds = {"p": "Prediction", "w": "Warm-up"}
     return f"{kinds[exercise_id[3]]} {exercise_id}" if exercise_id[3:4] in kinds else ""
 
@@ -210,17 +225,14 @@ def verdict(exercise_id: str, hint: str | None, why: str = "") -> str:
     """The line check() prints for a hint (None: right); a prediction's verdict adds its
     ``why`` when right (the hint of a wrong guess explains it already)."""
     if label := _label(exercise_id):
+        guess = exercise_id[3] == "p" or exercise_id.startswith("cc.")  # a why when right
         if hint is None:
-            return f"{label}: right. {why}" if exercise_id[3] == "p" else f"{label}: right."
+            return f"{label}: right. {why}" if guess else f"{label}: right."
         if hint == NO_ANSWER and exercise_id[3] == "p":
             return f"{label}: no guess yet: replace ... with yours and run the cell, then the next."
         if hint == NO_ANSWER:
             return f"{label}: {hint}"
-        return (
-            f"{label}: not quite: {hint}"
-            if exercise_id[3] == "p"
-            else f"{label}: not yet. Hint: {hint}"
-        )
+        return f"{label}: not quite: {hint}" if guess else f"{label}: not yet. Hint: {hint}"
     if hint is None:
         return f"Exercise {exercise_id}: right."
     if hint in (NO_ANSWER, NO_FUNCTION) or hint.startswith("right \N{EM DASH}"):
