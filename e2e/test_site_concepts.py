@@ -86,6 +86,9 @@ def test_before_and_after_by_keyboard_kept_and_downloaded(page: Page, tmp_path: 
     summary = page.locator(".vx-cc-summary")
     assert summary.get_attribute("aria-live") == "polite"
     assert summary.inner_text() == "No answers saved yet."
+    page.locator("button[type=submit]").press("Enter")  # nothing chosen: nothing saved
+    assert summary.inner_text() == "No option chosen yet: choose at least one, then grade."
+    assert page.evaluate("localStorage.getItem('vitexplain-concept-check')") is None
     _answer(page, 8)
     # the first question by keyboard: focus its first option, arrow to the right one
     first = concepts.CONCEPTS[0]
@@ -127,6 +130,21 @@ def test_every_control_has_a_name(page: Page):
             "e => e.labels && e.labels.length ? e.labels[0].textContent : e.textContent"
         )
         assert name.strip(), control
+
+
+def test_without_javascript_the_questions_and_links_are_there(
+    browser: Browser, browser_context_args
+):
+    context = browser.new_context(**browser_context_args, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        assert block_network(context) == []
+        page.goto((SITE / "concepts.html").as_uri(), wait_until="load")
+        assert page.locator(".vx-cc-item fieldset:visible").count() == 20
+        assert page.locator(".vx-cc-links summary:visible").count() == 20
+        assert page.locator("#vx-concepts button:visible").count() == 0  # grading needs JS
+    finally:
+        context.close()
 
 
 @pytest.mark.parametrize("mode", ["light", "dark"])

@@ -71,6 +71,10 @@
   }
   form.addEventListener("submit", function (event) {
     event.preventDefault();
+    if (!form.querySelector(".vx-cc-item input:checked")) {  /* keep what is saved */
+      summary.textContent = "No option chosen yet: choose at least one, then grade.";
+      return;
+    }
     var answers = {}, right = 0;
     DATA.items.forEach(function (item) {
       var chosen = form.querySelector("input[name='" + item.id + "']:checked");
