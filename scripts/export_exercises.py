@@ -107,9 +107,8 @@ def export_concepts() -> dict[str, Any]:
             }
             for o in concept.options
         ]
-        spec = concept.spec().to_json()
-        items.append({"id": concept.id, "question": concept.question, "why": concept.why,
-                      "spec": spec, "options": options})  # fmt: skip
+        item = {"id": concept.id, "question": concept.question, "why": concept.why}
+        items.append(item | {"spec": concept.spec().to_json(), "options": options})
     return {
         "verdict": {
             "right": ex.verdict("cc.00", None, "{why}").replace("cc.00", "{id}"),
