@@ -85,7 +85,8 @@ def _predict_form(exercise_id: str, spec: dict[str, Any]) -> str:
         field = (
             f'<label for="vx-answer-{slug}">Your prediction {exercise_id}</label>'
             f'<input id="vx-answer-{slug}" type="text" autocomplete="off" spellcheck="false" '
-            f'aria-describedby="vx-forms-{slug}">'
+            f'aria-describedby="vx-accepts-{slug} vx-forms-{slug}">'
+            f'<span class="vx-forms" id="vx-accepts-{slug}">{html.escape(FORMS)}</span>'
         )
     return (
         f'<form class="vx-prompt vx-predict" data-exercise="{exercise_id}" hidden>{field}'
