@@ -10,7 +10,15 @@ import re
 
 import pytest
 from playwright.sync_api import Page, expect
-from test_lab import CELL, NOTEBOOK_PATHS, RUN_ALL_TIMEOUT, folded, load, open_notebook
+from test_lab import (
+    CELL,
+    NOTEBOOK_PATHS,
+    RUN_ALL_TIMEOUT,
+    folded,
+    load,
+    open_notebook,
+    wait_for_kernel_idle,
+)
 
 from vitexplain import exercises as ex
 
@@ -47,8 +55,9 @@ def test_a_guess_is_typed_run_and_graded_in_the_kernel(page: Page, lab):
     open_notebook(page, lab, path, nb)
     cells = page.locator(CELL)
     first_code = next(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code")
+    wait_for_kernel_idle(page, RUN_ALL_TIMEOUT)  # before the kernel exists, Lab runs nothing
     cells.nth(first_code).locator(".cm-content").click()
-    page.keyboard.press("Shift+Enter")  # the imports
+    page.keyboard.press("Shift+Enter")  # the imports; the kernel runs cells in the order sent
     guess = next(
         i for i, c in enumerate(nb["cells"]) if 'vx.exercises.check("02.p2"' in "".join(c["source"])
     )
