@@ -237,7 +237,7 @@ def test_index_is_the_readme_table_with_thumbnails(page: Page):
 def _check_neighbours(page: Page, name: str) -> None:
     """Previous and next lead to the neighbouring pages, and every notebook is in the sidebar,
     in order."""
-    sequence = ["index.html", *NOTEBOOK_PAGES, "about.html"]
+    sequence = ["index.html", *NOTEBOOK_PAGES, "concepts.html", "about.html"]
     i = sequence.index(name)
     previous = page.locator(".prev-next-area a.left-prev").get_attribute("href")
     following = page.locator(".prev-next-area a.right-next").get_attribute("href")
@@ -249,6 +249,7 @@ def _check_neighbours(page: Page, name: str) -> None:
     )
     listed = [u.split("#")[0] for u in sidebar if "/notebooks/" in u]
     assert listed == [_url_of(n) for n in NOTEBOOK_PAGES]
+    assert _url_of("concepts.html") in sidebar
 
 
 def test_the_soft_split_gif_is_an_animated_img(page: Page):

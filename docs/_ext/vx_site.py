@@ -193,6 +193,7 @@ def index_markdown(rows: list[dict[str, str]], notebooks: list[str]) -> str:
     return (
         f":::{{container}} vx-index\n{table}\n:::\n\n"
         f"```{{toctree}}\n:hidden:\n:caption: Notebooks\n\n{toctree}\n```\n\n"
+        "```{toctree}\n:hidden:\n:caption: Check yourself\n\nconcepts\n```\n\n"
         "```{toctree}\n:hidden:\n:caption: About\n\nabout\nrun\n```\n"
     )
 
