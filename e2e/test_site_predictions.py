@@ -176,6 +176,12 @@ def test_patches_pressed_by_keyboard_on_the_grid_are_graded_as_typed(page: Page)
     page.keyboard.press("Control+A")
     page.keyboard.type("abc")
     assert _pressed(page, "07-p2") == []
+    _tab_to(page, "#vx-prompt-07-p2 .vx-grid button", limit=2)  # patch 1; arrows move along
+    for key, number in (("ArrowRight", 2), ("ArrowDown", 7), ("ArrowLeft", 6), ("ArrowUp", 1)):
+        page.keyboard.press(key)
+        assert page.evaluate("document.activeElement.dataset.patch") == str(number)
+    page.keyboard.press("ArrowLeft")  # at the edge: stays
+    assert page.evaluate("document.activeElement.dataset.patch") == "1"
     assert page.errors == []
 
 

@@ -2,7 +2,8 @@
    patches as toggle buttons beside the text box. The box holds the one answer: pressing a
    patch adds it to or takes it from the list the box holds, as the grader reads it, and
    writes the sorted list back ("[5, 6, 10, 11]"); typing in the box presses the patches it
-   names. Check grades the box's text as typed (exercises.js). Inlined after exercises.js. */
+   names. Check grades the box's text as typed (exercises.js). Tab, Space and Enter work as on
+   any button; the arrow keys also move along the grid. Inlined after exercises.js. */
 (function () {
   "use strict";
   document.querySelectorAll("form.vx-predict").forEach(function (form) {
@@ -32,6 +33,14 @@
         input.value = "[" + found.join(", ") + "]";
         show();
       });
+    });
+    grid.addEventListener("keydown", function (event) { /* arrows move along the grid */
+      var cols = Number(grid.style.getPropertyValue("--vx-cols"));
+      var step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -cols, ArrowDown: cols }[event.key];
+      var at = Array.prototype.indexOf.call(cells, document.activeElement);
+      if (!step || at < 0 || !cells[at + step]) return;
+      event.preventDefault();
+      cells[at + step].focus();
     });
     input.addEventListener("input", show);
     show();
