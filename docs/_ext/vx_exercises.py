@@ -82,7 +82,7 @@ def _grid(slug: str, rows: int, cols: int) -> str:
         for n in range(rows * cols)
     )
     return (
-        f'<span class="vx-forms" id="vx-grid-{slug}">Or press patches on the {rows} x {cols} '
+        f'<span class="vx-grid-note" id="vx-grid-{slug}">Or press patches on the {rows} x {cols} '
         "grid, numbered row by row from the top left: the box shows their list.</span>"
         f'<div class="vx-grid" role="group" aria-labelledby="vx-grid-{slug}" '
         f'style="--vx-cols: {cols}">{cells}</div>'
