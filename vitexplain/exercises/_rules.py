@@ -87,8 +87,6 @@ class ValueSpec:
         data = asdict(self)
         if self.grid is None:
             del data["grid"]
-        else:
-            data["grid"] = list(self.grid)
         data["answer"] = list(self.answer) if isinstance(self.answer, tuple) else self.answer
         for rule in data["rules"]:
             if isinstance(rule["equals"], tuple):
