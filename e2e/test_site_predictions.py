@@ -7,7 +7,12 @@ Chromium, opened from build/html/ with every request beyond the machine blocked.
 * Both graders agree on every reference and wrong answer of every prediction and warm-up, in
   the browser (tests/test_predictions.py also runs the page's grader in Node).
 * Without JavaScript nothing is hidden: the forms stay hidden, the reveals are shown.
-* Nothing is stored; axe 0 in light and dark on a page with predictions and warm-ups.
+* A prediction answered by patch numbers (07.p2) has a grid of toggle buttons, named and
+  pressed by keyboard, that writes the sorted list into the text box, and typing in the box
+  presses the patches it names; Check grades the box's text, as check() grades that list. At
+  390 px the grid fits without sideways scroll, its targets at least 44 px.
+* Nothing is stored; axe 0 in light and dark on pages with predictions and warm-ups (07's
+  with patches pressed).
 """
 
 from __future__ import annotations
@@ -50,13 +55,13 @@ def _reveal(page: Page, slug: str):
     return page.locator(f"#vx-prompt-{slug} + .cell .cell_output")
 
 
-def _tab_to(page: Page, selector: str, limit: int = 600) -> None:
-    """Press Tab until the element matching `selector` has the focus."""
+def _tab_to(page: Page, selector: str, limit: int = 600, key: str = "Tab") -> None:
+    """Press Tab (or `key`) until the element matching `selector` has the focus."""
     for _ in range(limit):
         if page.evaluate(f"document.activeElement.matches({selector!r})"):
             return
-        page.keyboard.press("Tab")
-    raise AssertionError(f"{selector} not reached in {limit} Tab presses")
+        page.keyboard.press(key)
+    raise AssertionError(f"{selector} not reached in {limit} {key} presses")
 
 
 def test_every_prediction_hides_its_reveal_and_every_prompt_has_its_form(page: Page):
@@ -123,6 +128,80 @@ def test_a_choice_is_made_by_keyboard_and_show_me_reveals_without_a_guess(page: 
     assert page.errors == []
 
 
+def _pressed(page: Page, slug: str) -> list[int]:
+    cells = page.locator(f"#vx-prompt-{slug} .vx-grid button[aria-pressed=true]")
+    return [int(n) for n in cells.all_inner_texts()]
+
+
+def test_patches_pressed_by_keyboard_on_the_grid_are_graded_as_typed(page: Page):
+    assert _open(page, PAGES["07"]) == []
+    reveal, box = _reveal(page, "07-p2"), page.locator("#vx-answer-07-p2")
+    cells = page.locator("#vx-prompt-07-p2 .vx-grid button")
+    assert not reveal.is_visible() and cells.count() == 3 * 5
+    assert page.locator("#vx-prompt-07-p2 .vx-grid").get_attribute("role") == "group"
+    for number, row, column in ((1, 1, 1), (5, 1, 5), (6, 2, 1), (12, 3, 2), (15, 3, 5)):
+        name = f"patch {number}, row {row}, column {column}"
+        assert page.get_by_role("button", name=name, exact=True).inner_text() == str(number)
+    assert _pressed(page, "07-p2") == [] and box.input_value() == ""
+
+    _tab_to(page, "#vx-prompt-07-p2 .vx-grid button")  # patch 1
+    focus = "getComputedStyle(document.activeElement).outlineStyle"
+    assert page.evaluate(focus) == "solid"
+    for step, key in ((4, "Space"), (1, "Enter"), (4, "Space"), (1, "Space")):  # 5, 6, 10, 11
+        for _ in range(step):
+            page.keyboard.press("Tab")
+        page.keyboard.press(key)
+    assert box.input_value() == "[5, 6, 10, 11]"
+    assert _pressed(page, "07-p2") == [5, 6, 10, 11]
+    assert cells.nth(10).get_attribute("aria-pressed") == "true"
+    page.keyboard.press("Space")  # 11 again: out of the list, and back
+    assert box.input_value() == "[5, 6, 10]" and _pressed(page, "07-p2") == [5, 6, 10]
+    page.keyboard.press("Space")
+    _tab_to(page, "#vx-prompt-07-p2 button[type=submit]", limit=6)  # past patches 12 to 15
+    assert page.evaluate("document.activeElement.textContent") == "Check"
+    page.keyboard.press("Enter")
+    verdict = page.locator("#vx-prompt-07-p2 .vx-verdict")
+    why = PROMPTS["07.p2"].why
+    assert verdict.inner_text() == ex.verdict("07.p2", ex.grade("07.p2", [5, 6, 10, 11]), why)
+    assert verdict.inner_text() == f"Prediction 07.p2: right. {why}"
+    assert reveal.is_visible()
+
+    _tab_to(page, "#vx-answer-07-p2", key="Shift+Tab")  # typing presses the patches
+    page.keyboard.press("Control+A")
+    page.keyboard.type("{15, 1, 99}")
+    assert _pressed(page, "07-p2") == [1, 15]
+    page.keyboard.press("Enter")
+    python = ex.verdict("07.p2", ex.grade("07.p2", {15, 1, 99}), why)
+    assert verdict.inner_text() == python and "not quite" in python
+    page.keyboard.press("Control+A")
+    page.keyboard.type("abc")
+    assert _pressed(page, "07-p2") == []
+    _tab_to(page, "#vx-prompt-07-p2 .vx-grid button", limit=2)  # patch 1; arrows move along
+    for key, number in (("ArrowRight", 2), ("ArrowDown", 7), ("ArrowLeft", 6), ("ArrowUp", 1)):
+        page.keyboard.press(key)
+        assert page.evaluate("document.activeElement.dataset.patch") == str(number)
+    page.keyboard.press("ArrowLeft")  # at the edge: stays
+    assert page.evaluate("document.activeElement.dataset.patch") == "1"
+    assert page.errors == []
+
+
+def test_the_grid_fits_a_phone(browser: Browser, browser_context_args):
+    phone = {**browser_context_args, "viewport": {"width": 390, "height": 844}}
+    context = browser.new_context(**phone)
+    try:
+        page = context.new_page()
+        assert _open(page, PAGES["07"]) == []
+        grid = page.locator("#vx-prompt-07-p2 .vx-grid")
+        grid.scroll_into_view_if_needed()
+        sizes = [c.bounding_box() for c in grid.locator("button").all()]
+        assert len(sizes) == 15
+        assert min(min(b["width"], b["height"]) for b in sizes) >= 44
+        assert max(b["x"] + b["width"] for b in sizes) <= 390
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        context.close()
+
+
 def test_both_graders_agree_on_every_prompt_in_the_browser(page: Page):
     compared = 0
     for number in sorted({i[:2] for i in PROMPTS}):
@@ -147,11 +226,12 @@ def test_without_javascript_every_reveal_is_shown(browser: Browser):
     context = browser.new_context(java_script_enabled=False)
     try:
         page = context.new_page()
-        page.goto((SITE / PAGES["03"]).as_uri(), wait_until="load")
-        for prompt_id in (i for i in PROMPTS if i.startswith("03.p")):
-            slug = prompt_id.replace(".", "-")
-            assert not page.locator(f"#vx-prompt-{slug} form").is_visible()
-            assert _reveal(page, slug).is_visible(), prompt_id
+        for number in ("03", "07"):  # 07.p2: its grid hidden with its form
+            page.goto((SITE / PAGES[number]).as_uri(), wait_until="load")
+            for prompt_id in (i for i in PROMPTS if i.startswith(f"{number}.p")):
+                slug = prompt_id.replace(".", "-")
+                assert not page.locator(f"#vx-prompt-{slug} form").is_visible()
+                assert _reveal(page, slug).is_visible(), prompt_id
     finally:
         context.close()
 
@@ -181,6 +261,12 @@ def test_prompt_pages_have_no_axe_violation(browser: Browser, browser_context_ar
         results = Axe().run(page, context={"include": [[".vx-prompt-box"]]})
         violations = [v["id"] for v in results.response["violations"]]
         assert violations == [], violations
+        whole = Axe().run(page)
+        assert [v["id"] for v in whole.response["violations"]] == []
+        page.goto((SITE / PAGES["07"]).as_uri(), wait_until="load")  # a grid, two pressed
+        page.get_by_role("button", name="patch 5, row 1, column 5").click()
+        page.get_by_role("button", name="patch 6, row 2, column 1").click()
+        assert _pressed(page, "07-p2") == [5, 6]
         whole = Axe().run(page)
         assert [v["id"] for v in whole.response["violations"]] == []
     finally:

@@ -16,7 +16,9 @@ Data: docs/_data/exercises.json, exported from the package by scripts/export_exe
 * for a prediction (``"NN.pk"``), a form for the guess (radio buttons for a choice) with a
   "Show me" button: the script hides the output of the next notebook cell, the reveal, until a
   guess is checked or Show me is pressed. Without JavaScript the form stays hidden and the
-  output is shown.
+  output is shown. A prediction answered by patch numbers on a grid (its spec's ``grid``) also
+  gets a grid of toggle buttons, one per patch, that write the list into the text box
+  (docs/_js/grid.js, inlined after exercises.js).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from sphinx.errors import ExtensionError
 DOCS = Path(__file__).resolve().parent.parent
 DATA = DOCS / "_data" / "exercises.json"
 SCRIPT = DOCS / "_js" / "exercises.js"
+GRID_SCRIPT = DOCS / "_js" / "grid.js"
 CHECK_CALL = re.compile(r"vx\.exercises\.check\(\s*\"(\d\d\.[pw]?\d)\"")
 FORMS = (
     "Type it as Python reads it: 94714 or 94_714 (a comma makes a tuple), 0.5 or 1/2, "
@@ -71,8 +74,24 @@ PREDICT_NOTE = (
 )
 
 
+def _grid(slug: str, rows: int, cols: int) -> str:
+    """Toggle buttons for the patches of a rows x cols grid, numbered 1, 2, ... row by row."""
+    cells = "".join(
+        f'<button type="button" aria-pressed="false" data-patch="{n + 1}" '
+        f'aria-label="patch {n + 1}, row {n // cols + 1}, column {n % cols + 1}">{n + 1}</button>'
+        for n in range(rows * cols)
+    )
+    return (
+        f'<span class="vx-grid-note" id="vx-grid-{slug}">Or press patches on the {rows} x {cols} '
+        "grid, numbered row by row from the top left: the box shows their list.</span>"
+        f'<div class="vx-grid" role="group" aria-labelledby="vx-grid-{slug}" '
+        f'style="--vx-cols: {cols}">{cells}</div>'
+    )
+
+
 def _predict_form(exercise_id: str, spec: dict[str, Any]) -> str:
-    """A prediction's form: radio buttons (a choice) or a text box, Check and Show me."""
+    """A prediction's form: radio buttons (a choice) or a text box (and a grid of patches to
+    press when the spec has one), Check and Show me."""
     slug = _slug(exercise_id)
     if spec["kind"] == "choice":
         options = "".join(
@@ -88,6 +107,8 @@ def _predict_form(exercise_id: str, spec: dict[str, Any]) -> str:
             f'aria-describedby="vx-accepts-{slug} vx-forms-{slug}">'
             f'<span class="vx-forms" id="vx-accepts-{slug}">{html.escape(FORMS)}</span>'
         )
+        if "grid" in spec:
+            field += _grid(slug, *spec["grid"])
     return (
         f'<form class="vx-prompt vx-predict" data-exercise="{exercise_id}" hidden>{field}'
         f'<span class="vx-answer-row"><button type="submit">Check</button>'
@@ -180,6 +201,8 @@ def _script(data: dict[str, Any], used: dict[str, Any]) -> str:
     page["prompts"] = {i: data["prompts"][i] for i in used if i in data["prompts"]}
     text = json.dumps(page, ensure_ascii=False).replace("</", "<\\/")
     code = SCRIPT.read_text(encoding="utf-8")
+    if any("grid" in spec for spec in used.values()):
+        code += GRID_SCRIPT.read_text(encoding="utf-8")
     return (
         f'<script type="application/json" id="vx-exercises-data">{text}</script>'
         f"<script>\n{code}</script>"

@@ -381,6 +381,10 @@
     return line.replace("{id}", id).replace("{why}", function () { return info.why; });
   }
   window.vxExercises.promptVerdict = promptVerdict;
+  window.vxExercises.patches = function (id, text) { /* an int_set as parse reads it, or null */
+    try { return parse(DATA.specs[id], normalize(read(text, false), 0)); }
+    catch (error) { if (error instanceof Unusable) return null; throw error; }
+  };
 
   /* --- the forms --------------------------------------------------------------------- */
   function ordinal(n) {

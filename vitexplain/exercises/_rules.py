@@ -65,6 +65,9 @@ class ValueSpec:
         accepted: (number) other values that are right too (the answer rounded as allowed).
         percent: (number) the site also accepts a percentage, ``6.7%``.
         pairs: (int_tuple) an item may be a pair of equal ints, as nn.Unfold takes them.
+        grid: (int_set of patch numbers) ``(rows, cols)``: the site also shows the patches as a
+            grid of toggle buttons, numbered 1 to rows * cols in raster order as the series
+            numbers patches; pressing them writes the list into the text box, graded as typed.
     """
 
     kind: str
@@ -77,10 +80,13 @@ class ValueSpec:
     accepted: tuple[float, ...] = ()
     percent: bool = False
     pairs: bool = False
+    grid: tuple[int, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The spec as JSON data, for the site's grader."""
+        """The spec as JSON data, for the site's grader (``grid`` only when it is set)."""
         data = asdict(self)
+        if self.grid is None:
+            del data["grid"]
         data["answer"] = list(self.answer) if isinstance(self.answer, tuple) else self.answer
         for rule in data["rules"]:
             if isinstance(rule["equals"], tuple):

@@ -300,6 +300,7 @@ PREDICTIONS: list[Exercise] = [
             kind="int_set",
             answer=_sincos_not_neighbours(),
             expects="a list of patch numbers (1 to 15), [] for none",
+            grid=(3, 5),  # the site shows the patches to press
             rules=(
                 Rule(
                     "the 1D table is smooth in raster order, not on the grid: the ends of rows "
