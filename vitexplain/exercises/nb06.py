@@ -417,8 +417,8 @@ PREDICTIONS: list[Exercise] = [
                     equals=128,
                 ),
                 Rule(
-                    "every picture is the same Mountain with small shifts and noise: the model "
-                    "treats them all alike, far from its boundary.",
+                    "the verdicts do not split: these pictures are one Mountain with small shifts "
+                    "and noise, and the model's logits for them lie far from 0.",
                     low=1,
                     high=127,
                 ),
@@ -484,8 +484,8 @@ PREDICTIONS: list[Exercise] = [
         wrong=lambda: 6,
         why=(
             "Many expect a finding this clean to hold for every model the recipe makes; but only "
-            "seed 0's flips every verdict: in the others the smallest share falls to 0.38. Each "
-            "flips more than a third: that is the recipe's finding, 'every one' a detail."
+            "seed 0's flips every verdict, the others as few as 0.38 of them: more than a third "
+            "in every model is the recipe's finding, 'every one' a detail of seed 0's."
         ),
     ),
 ]
