@@ -28,7 +28,7 @@ PREDICTIONS = sorted(i for i in PROMPTS if i[3] == "p")
 WARMUPS = sorted(i for i in PROMPTS if i[3] == "w")
 # Notebooks whose predictions and warm-ups are still to be written (another session): remove a
 # number here when its notebook gets them.
-PENDING = {"06", "08", "09"}
+PENDING = {"08", "09"}
 NUMBERS = sorted(p.name[:2] for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 # Typed answers beyond each prompt's reference and wrong answer, through both graders.
@@ -53,6 +53,19 @@ TYPED = {
     "05.p1": ["60", "15", "45", "50"],
     "05.p2": ["175", "100", "200", "225"],
     "05.p3": ["0.75", "75%", "0.1", "0.25"],
+    "06.w1": ["768", "256", "196", "768.0"],
+    "06.w2": ["False", "True", "0"],
+    "06.p1": ["b", "B", "(b)", "a", "c"],
+    "06.p2": ["0", "128", "64", "129", "-1", "0.0"],
+    "06.p3": [
+        "[10, 11, 12]",
+        "{12, 11, 10}",
+        "[13, 14, 15]",
+        "[10, 11, 12, 13, 14, 15]",
+        "[]",
+        "[11]",
+    ],
+    "06.p4": ["1", "6", "0", "3", "7"],
     "07.p1": ["b", "a", "c"],
     "07.p2": ["[5, 6, 10, 11]", "{11, 10, 6, 5}", "[]", "[5, 6]", "[1, 5]", "5"],
     "07.p3": ["True", "False"],

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import math
 from functools import cache
 
 import torch
 
+from ..digits import WEIGHTS_DIR
 from ..inspection import count_parameters
-from ..scramble import make_scramble_dataset
+from ..patches import patchify, unpatchify
+from ..scramble import make_scramble_dataset, moved_patch_outputs
 from ..training import evaluate, train_classifier
 from ..vit import Block, ViT
-from ._rules import Exercise, Rule, ValueSpec, close
+from ._rules import ChoiceSpec, Exercise, Rule, ValueSpec, close
 
 # 06.1: the ViT whose parameters the learner counts.
 _SMALL_VIT = {
@@ -242,5 +246,246 @@ EXERCISES: list[Exercise] = [
         ),
         asks="post_norm_block(block, z)",
         returns=torch.Tensor,
+    ),
+]
+
+
+# --- warm-ups: notebooks 01 and 03 -----------------------------------------------------------
+
+
+def _rgb_patch_length() -> int:
+    """The length of one flattened 16 x 16 patch of a 224 x 224 RGB image (notebook 01)."""
+    return patchify(torch.zeros(1, 3, 224, 224), 16).shape[-1]  # (1, 196, C * P * P)
+
+
+def _sincos_is_trained() -> bool:
+    """Whether the optimiser sees vx.ViT's sin-cos position table (notebook 03's): a parameter
+    is trained, a buffer is not."""
+    with torch.device("meta"):
+        model = ViT(224, 16, in_chans=3, embed_dim=768, depth=1, pos_embed="sincos")
+    return any(parameter is model.pos_embed for parameter in model.parameters())
+
+
+WARMUPS: list[Exercise] = [
+    Exercise(
+        id="06.w1",
+        grade=ValueSpec(
+            kind="int",
+            answer=3 * 16 * 16,  # C numbers for each of the P x P pixels
+            expects="an int (a length)",
+            rules=(
+                Rule("that is one channel: each pixel of an RGB patch holds 3 numbers", equals=256),
+                Rule(
+                    "that is the number of patches; the question asks one patch's length",
+                    equals=196,
+                ),
+            ),
+            default="a patch holds P x P pixels, and each pixel C numbers.",
+        ),
+        solution=_rgb_patch_length,
+        wrong=lambda: 256,
+        why=(
+            "16 x 16 pixels of 3 numbers each: 768, the C P^2 rows of the patch embedding's "
+            "matrix E (section 5's table counts (C P^2 + 1) D for it)."
+        ),
+    ),
+    Exercise(
+        id="06.w2",
+        grade=ValueSpec(
+            kind="bool",
+            answer=False,  # by _sincos_is_trained
+            expects="True or False",
+            default=(
+                "each entry is the sine or cosine of a position times a fixed frequency: is there "
+                "anything in it for the optimiser to adjust?"
+            ),
+        ),
+        solution=_sincos_is_trained,
+        wrong=lambda: True,
+        why=(
+            "False: the sin-cos table is computed from a formula, not learned; vx.ViT stores it "
+            "as a buffer, which the optimiser never updates and count_parameters does not count."
+        ),
+    ),
+]
+
+
+# --- predictions -----------------------------------------------------------------------------
+
+
+@cache
+def _trained(pos_embed: str) -> tuple[ViT, dict[str, list[float]]]:
+    """Section 7's small ViT, trained as the notebook trains it (a few seconds): the model and
+    its history."""
+    train, test = make_scramble_dataset(512, seed=0), make_scramble_dataset(256, seed=1)
+    torch.manual_seed(0)  # the notebook's initial weights
+    kwargs = dict(embed_dim=32, depth=1, num_heads=2, mlp_ratio=2.0, pos_embed=pos_embed)
+    model = ViT((60, 100), patch_size=20, num_classes=1, **kwargs)
+    history = train_classifier(
+        model, train, test, epochs=6, batch_size=32, lr=1e-3, seed=0, log=None
+    )
+    return model, history
+
+
+def _intact_test_pictures() -> torch.Tensor:
+    return make_scramble_dataset(256, seed=1)[0][:128]  # (128, 1, 60, 100): labels 0 first
+
+
+def _blind_loss() -> str:
+    """The blind model's training loss over 6 epochs: "b" within 0.01 of ln 2 in every epoch,
+    "c" below 0.3 at the end (as low as with position), "a" otherwise."""
+    losses = _trained("none")[1]["loss"]
+    if all(abs(loss - math.log(2)) < 0.01 for loss in losses):
+        return "b"
+    return "c" if losses[-1] < 0.3 else "a"
+
+
+def _no_moon_called_scrambled() -> int:
+    """How many of the 128 intact test pictures, the moon (patch 3) replaced by their own patch
+    1 (sky), the model with position calls scrambled."""
+    model = _trained("sincos")[0]
+    tokens = patchify(_intact_test_pictures(), 20).clone()  # (128, 15, 400)
+    tokens[:, 2] = tokens[:, 0]  # patch 3 (index 2) <- a copy of patch 1
+    with torch.no_grad():
+        logits = model(unpatchify(tokens, (60, 100), 20))[:, 0]  # (128,)
+    return int((logits > 0).sum())
+
+
+def _flip_most_at_place_9() -> tuple[int, ...]:
+    """The patches 10-15 (1-based) whose copy at place 9 flips more than 70 % of the verdicts on
+    the intact test pictures."""
+    model = _trained("sincos")[0]
+    with torch.no_grad():
+        logits = moved_patch_outputs(model, _intact_test_pictures(), 20)[..., 0]  # (15, 15, 128)
+    shares = (logits > 0).float().mean(-1)  # (15, 15): [k, p], share called scrambled
+    return tuple(k + 1 for k in range(9, 15) if shares[k, 8] > 0.7)
+
+
+def _seeds_where_10_12_flip_all() -> int:
+    """In how many of the six models (initial seeds 0-5) every patch 10-12 put at any of places
+    1-8 flips every verdict, near ties counted against: from the record that
+    scripts/robustness_06.py writes by training them (about 20 s a model)."""
+    record = json.loads((WEIGHTS_DIR / "scramble_robustness.json").read_text())
+    name = "patches 10-12 at places 1-8: smallest share"
+    return sum(seed[name][0] == 1 for seed in record["seeds"].values())
+
+
+PREDICTIONS: list[Exercise] = [
+    Exercise(
+        id="06.p1",
+        grade=ChoiceSpec(
+            answer="b",  # by _blind_loss (it trains for a few seconds)
+            options=(
+                "it falls too, more slowly",
+                "it stays at about 0.693 in every epoch",
+                "it falls as low, while the accuracy stays at 0.5",
+            ),
+            rules=(
+                Rule(
+                    "the blind model gives a picture and its scrambled twin the same logit, and "
+                    "their labels are opposite: whatever the weights, a pair costs at least ln 2.",
+                    equals="a",
+                ),
+                Rule(
+                    "a low loss needs confident right answers, and the blind model cannot tell a "
+                    "picture from its twin: a pair costs at least ln 2.",
+                    equals="c",
+                ),
+            ),
+            default="what can the model say about a picture and its twin, which hold the same "
+            "patches?",
+        ),
+        solution=_blind_loss,
+        wrong=lambda: "a",
+        why=(
+            "Many expect training to lower the loss, if slowly; but the blind model gives each "
+            "picture and its twin the same logit, and a pair of opposite labels costs at least "
+            "ln 2 = 0.693: the loss cannot fall (section 8)."
+        ),
+    ),
+    Exercise(
+        id="06.p2",
+        grade=ValueSpec(
+            kind="int",
+            answer=0,  # by _no_moon_called_scrambled (it trains for a few seconds)
+            expects="an int (a number of pictures, 0 to 128)",
+            rules=(
+                Rule("there are 128 pictures", low=0, high=128, outside=True),
+                Rule(
+                    "the class token reads the moon most, but reading is not using: what the "
+                    "model decides also depends on the values, the MLP and the head.",
+                    equals=128,
+                ),
+                Rule(
+                    "the verdicts do not split: these pictures are one Mountain with small shifts "
+                    "and noise, and the model's logits for them lie far from 0.",
+                    low=1,
+                    high=127,
+                ),
+            ),
+            default="where the class token looks is not necessarily what decides its verdict.",
+        ),
+        solution=_no_moon_called_scrambled,
+        wrong=lambda: 128,
+        why=(
+            "Many expect the verdicts to flip, since the class token looks hardest at the moon; "
+            "but none does: attention shows where one layer reads, not what the decision needs."
+        ),
+    ),
+    Exercise(
+        id="06.p3",
+        grade=ValueSpec(
+            kind="int_set",
+            answer=(10, 11, 12),  # by _flip_most_at_place_9 (it trains for a few seconds)
+            expects="a list of patch numbers (10 to 15), [] for none",
+            rules=(
+                Rule(
+                    "darkness is not the cue: the darkest patch, 15, flips no verdict at place 9.",
+                    equals=(13, 14, 15),
+                ),
+                Rule(
+                    "not every lower patch: the bottom-right ones, 13 to 15, flip few verdicts "
+                    "there.",
+                    equals=(10, 11, 12, 13, 14, 15),
+                ),
+                Rule(
+                    "place 9 is not ignored: some of the lower patches flip most verdicts there.",
+                    equals=(),
+                ),
+            ),
+            default="section 10's swaps of patch 9 with the others already hint at it.",
+        ),
+        solution=_flip_most_at_place_9,
+        wrong=lambda: [13, 14, 15],
+        why=(
+            "A common guess is the darkest patches, 13 to 15; but darkness is not the cue: the "
+            "darkest, 15, flips no verdict at place 9, while 10 to 12, the foot of the slope, "
+            "flip more than 70 %."
+        ),
+    ),
+    Exercise(
+        id="06.p4",
+        grade=ValueSpec(
+            kind="int",
+            answer=1,  # by _seeds_where_10_12_flip_all (from the record of six trainings)
+            expects="an int (a number of models, 0 to 6)",
+            rules=(
+                Rule("there are six models", low=0, high=6, outside=True),
+                Rule(
+                    "every model learned that patches 10-12 do not belong in places 1-8, but not "
+                    "always so strongly that every verdict flips.",
+                    equals=6,
+                ),
+                Rule("seed 0's model is one of the six, and there it holds.", equals=0),
+            ),
+            default="a detail of one trained model need not survive another start.",
+        ),
+        solution=_seeds_where_10_12_flip_all,
+        wrong=lambda: 6,
+        why=(
+            "Many expect a finding this clean to hold for every model the recipe makes; but only "
+            "seed 0's flips every verdict, the others as few as 0.38 of them: more than a third "
+            "in every model is the recipe's finding, 'every one' a detail of seed 0's."
+        ),
     ),
 ]
