@@ -341,7 +341,8 @@ PREDICTIONS: list[Exercise] = [
         id="09.p2",
         grade=ChoiceSpec(
             answer="e",
-            options=tuple(MAP_NAMES),
+            # the six maps, in their order, as the prompt writes them
+            options=tuple(name.replace(" x ", " × ") for name in MAP_NAMES),
             rules=(
                 Rule(
                     "rollout shows where information flows, and it favours that corner even "
