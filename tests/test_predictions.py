@@ -28,7 +28,7 @@ PREDICTIONS = sorted(i for i in PROMPTS if i[3] == "p")
 WARMUPS = sorted(i for i in PROMPTS if i[3] == "w")
 # Notebooks whose predictions and warm-ups are still to be written (another session): remove a
 # number here when its notebook gets them.
-PENDING = {"08", "09"}
+PENDING = {"08"}
 NUMBERS = sorted(p.name[:2] for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 # Typed answers beyond each prompt's reference and wrong answer, through both graders.
@@ -69,6 +69,12 @@ TYPED = {
     "07.p1": ["b", "a", "c"],
     "07.p2": ["[5, 6, 10, 11]", "{11, 10, 6, 5}", "[]", "[5, 6]", "[1, 5]", "5"],
     "07.p3": ["True", "False"],
+    "09.w1": ["17", "16", "4", "64", "65", "17.0"],
+    "09.w2": ["2", "1", "4", "5", "0"],
+    "09.p1": ["c", "(c)", "a", "b", "g"],
+    "09.p2": ["e", "E", "b", "c", "d", "a", "f", "g"],
+    "09.p3": ["False", "True", "0"],
+    "09.p4": ["c", "a", "b"],
 }
 
 
