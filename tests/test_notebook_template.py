@@ -28,7 +28,7 @@ CLOSING = ["Summary", "Exercises", "References"]
 PROMPTS = prompts()
 # Notebooks whose warm-ups and predictions are still to be written: remove a number when its
 # notebook gets them (tests/test_predictions.py keeps the same set).
-PENDING = {"06", "08", "09"}
+PENDING = {"06", "09"}
 
 
 def _markdown_lines(cell) -> list[str]:

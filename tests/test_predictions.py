@@ -28,7 +28,7 @@ PREDICTIONS = sorted(i for i in PROMPTS if i[3] == "p")
 WARMUPS = sorted(i for i in PROMPTS if i[3] == "w")
 # Notebooks whose predictions and warm-ups are still to be written (another session): remove a
 # number here when its notebook gets them.
-PENDING = {"06", "08", "09"}
+PENDING = {"06", "09"}
 NUMBERS = sorted(p.name[:2] for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 # Typed answers beyond each prompt's reference and wrong answer, through both graders.
@@ -56,6 +56,12 @@ TYPED = {
     "07.p1": ["b", "a", "c"],
     "07.p2": ["[5, 6, 10, 11]", "{11, 10, 6, 5}", "[]", "[5, 6]", "[1, 5]", "5"],
     "07.p3": ["True", "False"],
+    "08.w1": ["320", "256", "5120", "4096", "1088", "320.0"],
+    "08.w2": ["1088", "1024", "0", "17", "1088.0"],
+    "08.p1": ["b", "a", "c", "(b)"],
+    "08.p2": ["0.97", "97%", "0.5", "0.65", "1", "97", "0.9"],
+    "08.p3": ["3.8", "4", "1.5", "0", "3", "9"],
+    "08.p4": ["d", "D", "a", "b", "c"],
 }
 
 
