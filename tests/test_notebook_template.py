@@ -26,9 +26,6 @@ EXERCISE_IDS = set(exercises())
 EXERCISE_ID = re.compile(r"\b(\d\d\.\d+)\b")
 CLOSING = ["Summary", "Exercises", "References"]
 PROMPTS = prompts()
-# Notebooks whose warm-ups and predictions are still to be written: remove a number when its
-# notebook gets them (tests/test_predictions.py keeps the same set).
-PENDING = {"08"}
 
 
 def _markdown_lines(cell) -> list[str]:
@@ -262,7 +259,7 @@ def test_warm_up_opens_the_notebook(notebook):
     Notebook MM.**` on an earlier notebook MM, with its answer cell; it holds every warm-up of
     the notebook and nothing else. Notebook 01 has none."""
     warmups = _mine(notebook, "w")
-    if notebook.number == "01" or (notebook.number in PENDING and not warmups):
+    if notebook.number == "01":
         assert not warmups
         return
     assert 2 <= len(warmups) <= 3, warmups
@@ -283,9 +280,9 @@ def test_warm_up_opens_the_notebook(notebook):
 def test_each_prediction_comes_right_before_its_reveal(notebook):
     """A prediction is a Markdown cell `**Predict NN.pk.** <question>`, the guess cell, then the
     cell whose output is the reveal, stored folded (`jupyter.outputs_hidden`); every folded cell
-    is such a reveal. At least 3 per notebook (but the pending ones)."""
+    is such a reveal. At least 3 per notebook."""
     predictions = _mine(notebook, "p")
-    assert len(predictions) >= 3 or notebook.number in PENDING
+    assert len(predictions) >= 3
     found, cells = [], notebook.cells
     for i, cell in enumerate(cells):
         if cell.metadata.get("jupyter", {}).get("outputs_hidden"):
