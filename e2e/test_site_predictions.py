@@ -7,7 +7,7 @@ Chromium, opened from build/html/ with every request beyond the machine blocked.
 * Both graders agree on every reference and wrong answer of every prediction and warm-up, in
   the browser (tests/test_predictions.py also runs the page's grader in Node).
 * Without JavaScript nothing is hidden: the forms stay hidden, the reveals are shown.
-* Nothing is stored; axe 0 in light and dark on a page with predictions and warm-ups.
+* That nothing is stored, and axe on a page with predictions answered: test_site_exercises.py.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from conftest import block_network
 from playwright.sync_api import Browser, Page
 
@@ -152,36 +151,5 @@ def test_without_javascript_every_reveal_is_shown(browser: Browser):
             slug = prompt_id.replace(".", "-")
             assert not page.locator(f"#vx-prompt-{slug} form").is_visible()
             assert _reveal(page, slug).is_visible(), prompt_id
-    finally:
-        context.close()
-
-
-def test_nothing_is_stored(page: Page):
-    _open(page, PAGES["05"])
-    stored = "JSON.stringify([{...localStorage}, {...sessionStorage}, document.cookie])"
-    before = page.evaluate(stored)
-    page.locator("#vx-answer-05-p1").fill("15")
-    page.locator("#vx-answer-05-p1").press("Enter")
-    page.locator("#vx-prompt-05-p2 button.vx-show").click()
-    page.locator("#vx-answer-05-w1").fill("15")
-    page.locator("#vx-answer-05-w1").press("Enter")
-    assert page.locator("#vx-prompt-05-w1 .vx-verdict").inner_text() == "Warm-up 05.w1: right."
-    assert page.evaluate(stored) == before
-
-
-@pytest.mark.parametrize("mode", ["light", "dark"])
-def test_prompt_pages_have_no_axe_violation(browser: Browser, browser_context_args, mode):
-    context = browser.new_context(**browser_context_args, color_scheme=mode)
-    try:
-        page = context.new_page()
-        assert _open(page, PAGES["02"]) == []
-        page.locator("#vx-answer-02-p2").fill("4")
-        page.locator("#vx-answer-02-p2").press("Enter")
-        page.locator("#vx-prompt-02-p3 button.vx-show").click()
-        results = Axe().run(page, context={"include": [[".vx-prompt-box"]]})
-        violations = [v["id"] for v in results.response["violations"]]
-        assert violations == [], violations
-        whole = Axe().run(page)
-        assert [v["id"] for v in whole.response["violations"]] == []
     finally:
         context.close()
