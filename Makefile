@@ -146,6 +146,7 @@ test-notebooks-baseline: $(STAMP)
 # driven by pytest-playwright in Debian's chromium, never a downloaded browser. apt-get runs only
 # when /usr/bin/chromium is missing (needs root or sudo). The screenshot (lab_01.png) goes to a
 # temporary folder; `make e2e E2E_FIGURES_DIR=figures` refreshes the committed screenshot instead.
+# pytest prints the ten slowest tests: the 5-minute budget (CONTRIBUTING.md) is watched from CI's log.
 CHROMIUM := /usr/bin/chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 # Another apt-get (an unattended upgrade, a neighbour's install) may hold the dpkg lock: wait.
@@ -196,7 +197,7 @@ e2e: $(STAMP) html
 	out=$${out:-$$(mktemp -d -t vitexplain-e2e.XXXXXX)}; \
 	echo "browser test; screenshot and figures into $$out"; \
 	VITEXPLAIN_FIGURES_DIR=$$out $(BIN)/python -m pytest -p no:cacheprovider e2e/ \
-	    --screenshot only-on-failure --output $$out/failures
+	    --screenshot only-on-failure --output $$out/failures --durations=10
 
 # Each kernel starts in the notebook's own directory (notebooks/). A notebook saves its figures
 # only where VITEXPLAIN_FIGURES_DIR points (vx.display_figure): here, figures/. The script stores no timings, no widget state, merged streams and no

@@ -10,9 +10,9 @@ Chromium, opened from build/html/ with every request beyond the machine blocked.
 * A prediction answered by patch numbers (07.p2) has a grid of toggle buttons, named and
   pressed by keyboard, that writes the sorted list into the text box, and typing in the box
   presses the patches it names; Check grades the box's text, as check() grades that list. At
-  390 px the grid fits without sideways scroll, its targets at least 44 px.
-* Nothing is stored; axe 0 in light and dark on pages with predictions and warm-ups (07's
-  with patches pressed).
+  390 px the grid fits without sideways scroll, its targets at least 44 px; axe 0 in light and
+  dark with patches pressed.
+* That nothing is stored, and axe on a page with predictions answered: test_site_exercises.py.
 """
 
 from __future__ import annotations
@@ -236,34 +236,14 @@ def test_without_javascript_every_reveal_is_shown(browser: Browser):
         context.close()
 
 
-def test_nothing_is_stored(page: Page):
-    _open(page, PAGES["05"])
-    stored = "JSON.stringify([{...localStorage}, {...sessionStorage}, document.cookie])"
-    before = page.evaluate(stored)
-    page.locator("#vx-answer-05-p1").fill("15")
-    page.locator("#vx-answer-05-p1").press("Enter")
-    page.locator("#vx-prompt-05-p2 button.vx-show").click()
-    page.locator("#vx-answer-05-w1").fill("15")
-    page.locator("#vx-answer-05-w1").press("Enter")
-    assert page.locator("#vx-prompt-05-w1 .vx-verdict").inner_text() == "Warm-up 05.w1: right."
-    assert page.evaluate(stored) == before
-
-
 @pytest.mark.parametrize("mode", ["light", "dark"])
-def test_prompt_pages_have_no_axe_violation(browser: Browser, browser_context_args, mode):
+def test_a_grid_with_patches_pressed_has_no_axe_violation(
+    browser: Browser, browser_context_args, mode
+):
     context = browser.new_context(**browser_context_args, color_scheme=mode)
     try:
         page = context.new_page()
-        assert _open(page, PAGES["02"]) == []
-        page.locator("#vx-answer-02-p2").fill("4")
-        page.locator("#vx-answer-02-p2").press("Enter")
-        page.locator("#vx-prompt-02-p3 button.vx-show").click()
-        results = Axe().run(page, context={"include": [[".vx-prompt-box"]]})
-        violations = [v["id"] for v in results.response["violations"]]
-        assert violations == [], violations
-        whole = Axe().run(page)
-        assert [v["id"] for v in whole.response["violations"]] == []
-        page.goto((SITE / PAGES["07"]).as_uri(), wait_until="load")  # a grid, two pressed
+        assert _open(page, PAGES["07"]) == []
         page.get_by_role("button", name="patch 5, row 1, column 5").click()
         page.get_by_role("button", name="patch 6, row 2, column 1").click()
         assert _pressed(page, "07-p2") == [5, 6]
