@@ -251,6 +251,7 @@ print(json.dumps(results))
 """
 
 
+@pytest.mark.cpu_independent  # no float of PyTorch or NumPy compared: not in make test-baseline
 def test_every_worked_function_pastes_into_its_notebook_and_passes():
     """The source solution() shows, run under only its notebook's first cell (its imports),
     defines the name the task asks for, and that function passes its own check."""

@@ -192,6 +192,7 @@ def _cases() -> list[tuple[str, str]]:
     return found
 
 
+@pytest.mark.cpu_independent  # no float of PyTorch or NumPy compared: not in make test-baseline
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js runs the page's grader")
 def test_the_page_grader_prints_what_check_prints():
     """Every reference, wrong and typed answer: the page's line equals check()'s line."""
