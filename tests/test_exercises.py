@@ -186,7 +186,7 @@ CPU_TOLERANCE = {"08.1": 2e-3}
 
 
 @pytest.mark.parametrize("exercise_id", VALUES)
-def test_the_shipped_answer_is_what_the_worked_solution_computes(exercise_id):
+def test_the_shipped_answer_is_what_the_worked_solution_computes(exercise_id, one_thread):
     """Value answers are shipped in their specs (checks compute nothing); here they are
     recomputed from the worked solution, an independent computation."""
     spec, computed = ALL[exercise_id].grade, solved(exercise_id)

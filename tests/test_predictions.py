@@ -91,7 +91,7 @@ def test_ids_and_counts():
 
 
 @pytest.mark.parametrize("prompt_id", sorted(PROMPTS))
-def test_the_spec_answer_is_the_worked_solution_and_is_right(prompt_id):
+def test_the_spec_answer_is_the_worked_solution_and_is_right(prompt_id, one_thread):
     spec, computed = PROMPTS[prompt_id].grade, reference(prompt_id)
     if isinstance(spec, ex.ChoiceSpec):
         assert computed == spec.answer and spec.answer in spec.letters
