@@ -272,6 +272,5 @@ def test_every_worked_function_has_the_asked_name(exercise_id):
     assert "_" + name not in shown
 
 
-@pytest.mark.parametrize("exercise_id", sorted(ALL))
-def test_every_exercise_has_an_explanation(exercise_id):
-    assert len(ALL[exercise_id].why) > 40
+def test_every_exercise_has_an_explanation():
+    assert [i for i in sorted(ALL) if len(ALL[i].why) <= 40] == []
