@@ -43,3 +43,14 @@ def approx_json(value, rel: float = 1e-12):
 def mountain() -> torch.Tensor:
     """The Mountain at Dusk as a (1, 1, 60, 100) float32 batch."""
     return torch.tensor(load_mountains(), dtype=torch.float32)[None, None]
+
+
+@pytest.fixture
+def one_thread():
+    """PyTorch on one thread for a training: `make test` runs two pytest-xdist workers on two
+    cores, and the OpenMP threads of both would oversubscribe them (a training then runs about
+    six times slower on a busy machine)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

@@ -7,8 +7,13 @@ import types
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 import vitexplain as vx
 import vitexplain.plotting
+
+# Nothing here compares a float that PyTorch or NumPy computed: `make test-baseline` leaves it out.
+pytestmark = pytest.mark.cpu_independent
 
 ROOT = Path(__file__).resolve().parents[1]
 READER_TEXTS = [

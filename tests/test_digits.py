@@ -119,7 +119,7 @@ def test_cnn_baseline_has_about_the_vits_parameter_count():
     assert digits_cnn()(torch.rand(3, 1, 8, 8)).shape == (3, 10)
 
 
-def test_training_reads_no_held_out_picture():
+def test_training_reads_no_held_out_picture(one_thread):
     _, history = train_digits_vit(recipe="short", epochs=1)
     assert set(history) == {"epoch", "loss", "train_accuracy"}  # nothing scored on held-out data
     with pytest.raises(ValueError, match="recipe must be one of"):

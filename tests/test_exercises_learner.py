@@ -103,6 +103,7 @@ def swallowing_loop(*args):
             pass
 
 
+@pytest.mark.cpu_independent  # no float of PyTorch or NumPy compared: not in make test-baseline
 def test_without_fork_every_guarantee_holds(spawn, monkeypatch, capsys):
     """One spawned worker per grading, the function sent by value: right, wrong, a loop that
     catches everything, os._exit, and global changes that must not reach the next grading."""
@@ -197,6 +198,7 @@ def _deep(n):
     return a
 
 
+@pytest.mark.cpu_independent
 @pytest.mark.parametrize("exercise_id", one_per_kind(VALUES))
 @pytest.mark.parametrize(
     "answer",
@@ -246,6 +248,7 @@ class AttentionModule(nn.Module):
         return q
 
 
+@pytest.mark.cpu_independent
 @pytest.mark.parametrize("exercise_id", one_per_kind(FUNCTIONS))
 @pytest.mark.parametrize("cls", [Patchify2D, AttentionModule])
 def test_a_class_where_a_function_is_asked_is_named_and_not_run(exercise_id, cls):
@@ -266,8 +269,9 @@ class AlwaysEqual(int):
     __hash__ = int.__hash__
 
 
-@pytest.mark.parametrize("exercise_id", [i for i in VALUES if ALL[i].grade.kind == "int"])
-def test_an_int_that_equals_everything_is_not_right(exercise_id):
+def test_an_int_that_equals_everything_is_not_right():
+    """The int kind's code path (one exercise of it: every int exercise is graded by it)."""
+    exercise_id = next(i for i in VALUES if ALL[i].grade.kind == "int")
     wrong = ALL[exercise_id].grade.answer + 1
     assert ex.grade(exercise_id, AlwaysEqual(wrong)) is not None
     assert ex.grade(exercise_id, [AlwaysEqual(wrong)]) is not None
@@ -304,6 +308,7 @@ def test_a_function_that_patches_the_checker_in_its_process_fools_nothing():
     assert ex.grade("02.3", vandal) is not None
 
 
+@pytest.mark.cpu_independent
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_DATA: Linux only")
 def test_a_function_cannot_take_gigabytes():
     def greedy(x):
@@ -314,6 +319,7 @@ def test_a_function_cannot_take_gigabytes():
     assert hint.startswith("your function raised") and "memory" in hint.lower(), hint
 
 
+@pytest.mark.cpu_independent
 def test_what_a_function_prints_is_capped_and_shown_once(capsys):
     reference = right("04.5")
 
@@ -327,6 +333,7 @@ def test_what_a_function_prints_is_capped_and_shown_once(capsys):
     assert out.endswith("Exercise 04.5: right.\n")
 
 
+@pytest.mark.cpu_independent
 def test_a_class_is_not_a_way_around_the_time_limit(monkeypatch):
     monkeypatch.setattr(ex, "ANSWER_TIME_LIMIT", 0.5)
 
@@ -355,6 +362,7 @@ def test_numbers_the_site_shows_are_finite():
             assert math.isfinite(spec.answer) and spec.tol >= 0 and spec.rel >= 0
 
 
+@pytest.mark.cpu_independent
 @pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="needs setitimer")
 def test_ctrl_c_frees_the_kernel_and_ends_the_worker(monkeypatch):
     """Ctrl-C during a check of a function that never returns: the check stops at once and

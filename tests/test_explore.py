@@ -179,6 +179,7 @@ WITHOUT_IPYWIDGETS = textwrap.dedent(
 )
 
 
+@pytest.mark.cpu_independent  # no float of PyTorch or NumPy compared: not in make test-baseline
 def test_without_ipywidgets_an_explore_cell_prints_one_line_naming_the_extra():
     from vitexplain.explore import MISSING_WIDGETS_MESSAGE
 

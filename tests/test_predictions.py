@@ -113,7 +113,7 @@ def test_ids_and_counts():
 
 
 @pytest.mark.parametrize("prompt_id", sorted(PROMPTS))
-def test_the_spec_answer_is_the_worked_solution_and_is_right(prompt_id):
+def test_the_spec_answer_is_the_worked_solution_and_is_right(prompt_id, one_thread):
     spec, computed = PROMPTS[prompt_id].grade, reference(prompt_id)
     if isinstance(spec, ex.ChoiceSpec):
         assert computed == spec.answer and spec.answer in spec.letters
@@ -214,6 +214,7 @@ def _cases() -> list[tuple[str, str]]:
     return found
 
 
+@pytest.mark.cpu_independent  # no float of PyTorch or NumPy compared: not in make test-baseline
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js runs the page's grader")
 def test_the_page_grader_prints_what_check_prints():
     """Every reference, wrong and typed answer: the page's line equals check()'s line."""

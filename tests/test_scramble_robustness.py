@@ -40,7 +40,7 @@ def test_record_covers_every_claim_and_ten_runs_per_level():
     }
 
 
-def test_one_perturbed_run_gives_its_stored_record():
+def test_one_perturbed_run_gives_its_stored_record(one_thread):
     script = _script()
     record = json.loads(script.OUT.read_text())
     reference = script.run(0.0, 0)

@@ -289,9 +289,11 @@ def _skew_copies() -> bool:
 def _memory_ratio(length: int = 1024, dim: int = 64) -> float:
     """Numbers of Shaw et al.'s pairwise vectors, (L, L, d), over the table (2L - 1, d) and S,
     (L, 2L - 1), of the skew route: counted from the shapes the package makes."""
-    with torch.device("meta"):  # shapes only, no numbers
+    # On the CPU, not the meta device: meta kernels import torch._dynamo (seconds at every
+    # `import vitexplain`). The table's random start leaves the caller's random stream alone.
+    with torch.random.fork_rng(devices=[]):
         table = RelPosEmb1D(length, dim).rel_pos_emb  # (2L - 1, d)
-        pairwise = relative_index(length).numel() * dim  # one vector r_(j-i) per pair
+    pairwise = relative_index(length).numel() * dim  # one vector r_(j-i) per pair
     return pairwise / (table.numel() + length * table.shape[0])
 
 
