@@ -102,6 +102,7 @@ def test_resize_pos_embed():
     assert bigger.shape == (1, 61, 8) and torch.equal(bigger[0, 0], torch.ones(8))
     square = resize_pos_embed(sinusoid_encoding_2d(3, 8), 3, 4)  # one int: a square grid
     assert torch.equal(square, resize_pos_embed(sinusoid_encoding_2d(3, 8), (3, 3), (4, 4)))
+    assert square.shape == (16, 8)  # no leading 1 in, none out
     # A table constant along rows stays constant along rows after resizing.
     flat = resize_pos_embed(torch.arange(3.0).repeat_interleave(5)[:, None], (3, 5), (3, 9))
     assert torch.allclose(flat.view(3, 9), torch.arange(3.0)[:, None].expand(3, 9), atol=1e-6)
@@ -172,6 +173,7 @@ def test_clock_pairs_spread_from_fast_to_slow():
 def test_embedding_similarity_is_the_cosine_by_loops():
     table = torch.randn(6, 5)
     sim = embedding_similarity(table)
+    assert sim.dtype == torch.float32  # computed in float64, returned in the table's dtype
     for a in range(6):
         for b in range(6):
             ref = torch.nn.functional.cosine_similarity(table[a], table[b], dim=0)
