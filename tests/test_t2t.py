@@ -217,3 +217,10 @@ def test_t2t_vit_defaults_and_options_reach_the_tokenizer_and_every_block():
     for block in small.blocks:
         assert block.attn.num_heads == 4 and block.attn.qkv.bias is not None
         assert block.attn.scale == 0.5
+
+
+def test_token_transformer_options_reach_its_attention_and_mlp():
+    tt = TokenTransformer(49, 64, mlp_ratio=2.0, qkv_bias=True)
+    assert tt.attn.qkv.bias is not None
+    fc1, fc2 = tt.mlp.fc1, tt.mlp.fc2  # out_dim -> mlp_ratio * out_dim -> out_dim
+    assert (fc1.in_features, fc1.out_features, fc2.out_features) == (64, 128, 64)
