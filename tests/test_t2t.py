@@ -209,14 +209,14 @@ def test_t2t_vit_defaults_and_options_reach_the_tokenizer_and_every_block():
         base = T2TViT(224)
         options = {"embed_dim": 16, "depth": 2, "num_heads": 4, "token_dim": 8}
         small = T2TViT(
-            (40, 30), **options, softsplit_kernels=(5, 3, 3), qkv_bias=True, qk_scale=0.5
+            (40, 30), **options, softsplit_kernels=(5, 3, 3), qkv_bias=True, qk_scale=0.3
         )
     assert len(base.blocks) == 12 and base.blocks[0].attn.num_heads == 1
     assert base.blocks[0].attn.qkv.bias is None and base.blocks[0].attn.scale == 768**-0.5
     assert small.tokens_to_token.soft_split0.kernel_size == 5
     for block in small.blocks:
         assert block.attn.num_heads == 4 and block.attn.qkv.bias is not None
-        assert block.attn.scale == 0.5
+        assert block.attn.scale == 0.3  # not head_dim ** -0.5 = 0.5
 
 
 def test_token_transformer_options_reach_its_attention_and_mlp():
