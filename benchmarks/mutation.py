@@ -18,6 +18,7 @@ script, not run in CI (a full run takes tens of minutes on 2 cores).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -73,7 +74,12 @@ def run(module: str, tests: list[str]) -> dict:
     (work / "pyproject.toml").write_text(pyproject + _config(module, tests), encoding="utf-8")
     mutmut = [sys.executable, "-m", "mutmut"]
     log = (work / "run.log").open("w")
-    subprocess.run([*mutmut, "run", "--max-children", "2"], cwd=work, stdout=log, stderr=log)
+    # One kernel thread: a worker forked after PyTorch's OpenMP pool started waits forever in
+    # libgomp's barrier (every mutant of vit timed out), and two workers share the 2 cores anyway.
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    subprocess.run(
+        [*mutmut, "run", "--max-children", "2"], cwd=work, env=env, stdout=log, stderr=log
+    )
     subprocess.run([*mutmut, "export-cicd-stats"], cwd=work, stdout=log, stderr=log, check=True)
     counts = json.loads((work / "mutants" / "mutmut-cicd-stats.json").read_text())
     survivors = subprocess.run(

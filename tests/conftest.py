@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from vitexplain import load_mountains
+from vitexplain import ViT, load_mountains
 
 
 @pytest.fixture(autouse=True)
@@ -54,3 +54,16 @@ def one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def model() -> ViT:
+    """A small ViT (8 x 8 images, 2 x 2 patches, 3 blocks of 2 heads, a learned position table, 10
+    classes) in eval mode, its weights shaken by 0.3 N(0, 1) so attention is far from uniform: the
+    model the interpretation and attribution tests read (one per test module)."""
+    torch.manual_seed(0)
+    vit = ViT((8, 8), 2, num_classes=10, embed_dim=16, depth=3, num_heads=2, pos_embed="learned")
+    with torch.no_grad():
+        for p in vit.parameters():
+            p.add_(0.3 * torch.randn_like(p))
+    return vit.eval()

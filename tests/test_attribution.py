@@ -9,20 +9,10 @@ import numpy as np
 import pytest
 import torch
 
-from vitexplain import ViT, attention_maps, attention_rollout, class_token_attention, logit_lens
+from vitexplain import attention_maps, attention_rollout, class_token_attention, logit_lens
 from vitexplain import attribution as at
 
 attention_module = importlib.import_module("vitexplain.attention")  # the module, not the function
-
-
-@pytest.fixture(scope="module")
-def model():
-    torch.manual_seed(0)
-    vit = ViT((8, 8), 2, num_classes=10, embed_dim=16, depth=3, num_heads=2, pos_embed="learned")
-    with torch.no_grad():
-        for p in vit.parameters():  # weights large enough for attention to be far from uniform
-            p.add_(0.3 * torch.randn_like(p))
-    return vit.eval()
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ import pytest
 import torch
 
 from vitexplain import (
-    ViT,
     attention_entropy,
     attention_maps,
     attention_rollout,
@@ -23,16 +22,6 @@ from vitexplain import (
     top_k_overlap,
     top_key_share,
 )
-
-
-@pytest.fixture(scope="module")
-def model():
-    torch.manual_seed(0)
-    vit = ViT((8, 8), 2, num_classes=10, embed_dim=16, depth=3, num_heads=2, pos_embed="learned")
-    with torch.no_grad():
-        for p in vit.parameters():  # weights large enough for attention to be far from uniform
-            p.add_(0.3 * torch.randn_like(p))
-    return vit.eval()
 
 
 def _random_maps(depth=3, b=2, h=2, n=5, seed=0):

@@ -1,4 +1,5 @@
 import math
+import re
 
 import numpy as np
 import pytest
@@ -58,6 +59,7 @@ def test_shift_is_a_rotation(k):
         assert torch.allclose(rotation @ rotation.T, torch.eye(16), atol=1e-12)
     finally:
         torch.set_default_dtype(torch.float32)
+    assert relative_rotation(k, 16).dtype == torch.float32  # the default dtype, as the table
 
 
 def test_similarity_depends_only_on_the_offset():
@@ -66,6 +68,16 @@ def test_similarity_depends_only_on_the_offset():
     for k in range(-10, 11):
         diagonal = torch.diagonal(sim, offset=k)
         assert torch.allclose(diagonal, diagonal[0].expand_as(diagonal), atol=1e-5)
+
+
+def test_2d_encoding_is_the_row_and_column_tables_side_by_side_by_loops():
+    for grid, (rows, cols) in [((3, 5), (3, 5)), (4, (4, 4))]:  # one int: a square grid
+        table = sinusoid_encoding_2d(grid, 12, base=100.0)
+        row_pe = sinusoid_encoding_loop(rows, 6, 100.0)  # (H, D/2)
+        col_pe = sinusoid_encoding_loop(cols, 6, 100.0)  # (W, D/2)
+        for n in range(rows * cols):
+            expected = torch.cat([row_pe[n // cols], col_pe[n % cols]])
+            assert torch.allclose(table[n].double(), expected, atol=1e-7)
 
 
 def test_2d_encoding_separates_rows_and_columns():
@@ -82,17 +94,22 @@ def test_2d_encoding_separates_rows_and_columns():
 
 
 def test_resize_pos_embed():
-    table = sinusoid_encoding_2d((3, 5), 16)
-    with_cls = torch.cat([torch.ones(1, 16), table])[None]
+    table = sinusoid_encoding_2d((3, 5), 8)  # D = 8 is not N = 16: axes cannot be mixed up
+    with_cls = torch.cat([torch.ones(1, 8), table])[None]
     same = resize_pos_embed(with_cls, (3, 5), (3, 5), num_prefix_tokens=1)
     assert torch.allclose(same, with_cls, atol=1e-6)
     bigger = resize_pos_embed(with_cls, (3, 5), (6, 10), num_prefix_tokens=1)
-    assert bigger.shape == (1, 61, 16) and torch.equal(bigger[0, 0], torch.ones(16))
+    assert bigger.shape == (1, 61, 8) and torch.equal(bigger[0, 0], torch.ones(8))
+    square = resize_pos_embed(sinusoid_encoding_2d(3, 8), 3, 4)  # one int: a square grid
+    assert torch.equal(square, resize_pos_embed(sinusoid_encoding_2d(3, 8), (3, 3), (4, 4)))
+    assert square.shape == (16, 8)  # no leading 1 in, none out
     # A table constant along rows stays constant along rows after resizing.
     flat = resize_pos_embed(torch.arange(3.0).repeat_interleave(5)[:, None], (3, 5), (3, 9))
     assert torch.allclose(flat.view(3, 9), torch.arange(3.0)[:, None].expand(3, 9), atol=1e-6)
-    with pytest.raises(ValueError, match="16 tokens"):
-        resize_pos_embed(with_cls, (3, 5), (6, 10))
+    message = "pos_embed holds 16 tokens, expected num_prefix_tokens=0 + old_grid 3 x 5 = 15"
+    for held in (with_cls, with_cls[0]):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            resize_pos_embed(held, (3, 5), (6, 10))
 
 
 def _resize_with_pil(grid: torch.Tensor, size: tuple[int, int]) -> torch.Tensor:
@@ -134,6 +151,7 @@ def test_base_may_be_a_numpy_number():
 def test_clock_frequencies_are_the_columns_angular_speeds():
     for dim, base in [(18, 1e4), (128, 1e2), (7, 1e8)]:
         omega = clock_frequencies(dim, base)
+        assert np.array_equal(clock_frequencies(dim), clock_frequencies(dim, 1e4))  # the default
         assert omega[0] == 1.0 and np.all(np.diff(omega) < 0)
         assert np.allclose(clock_periods(dim, base), 2 * np.pi / omega)
         # one position step turns pair i by omega_i: compare with the table, column by column
@@ -149,11 +167,13 @@ def test_clock_pairs_spread_from_fast_to_slow():
     assert len(pairs) == 9 and pairs[0] == 0 and pairs[-1] == 383
     assert np.all(np.diff(pairs) > 0) and np.ptp(np.diff(pairs)) <= 1  # evenly spaced
     assert clock_pairs(3).tolist() == [0]
+    assert pairs.dtype.kind == "i"  # indices, to pick columns with
 
 
 def test_embedding_similarity_is_the_cosine_by_loops():
     table = torch.randn(6, 5)
     sim = embedding_similarity(table)
+    assert sim.dtype == torch.float32  # computed in float64, returned in the table's dtype
     for a in range(6):
         for b in range(6):
             ref = torch.nn.functional.cosine_similarity(table[a], table[b], dim=0)

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -121,8 +123,9 @@ def test_rel_pos_emb_2d_matches_definition(grid, heads):
     rows, cols = grid
     d = 4
     emb = RelPosEmb2D(grid, d, heads=heads)
-    assert emb.emb_h.rel_pos_emb.shape[-2] == 2 * rows - 1
-    assert emb.emb_w.rel_pos_emb.shape[-2] == 2 * cols - 1
+    per_head = (heads,) if heads else ()  # one table per head, or one shared by all
+    assert emb.emb_h.rel_pos_emb.shape == (*per_head, 2 * rows - 1, d)
+    assert emb.emb_w.rel_pos_emb.shape == (*per_head, 2 * cols - 1, d)
     q = torch.randn(2, 2, rows * cols, d)
     expected = relative_logits_2d_loop(q, grid, emb.emb_h.rel_pos_emb, emb.emb_w.rel_pos_emb)
     assert torch.allclose(emb(q), expected, atol=1e-6)
@@ -157,8 +160,9 @@ def test_attention_with_position_matches_sdpa():
     assert torch.allclose(weights.sum(-1), torch.ones(2, 4, 5), atol=1e-6)
     manual = ((q @ k.transpose(-2, -1) + bias) * 0.5).softmax(-1)
     assert torch.allclose(attention_with_position(q, k, v, bias, scale=0.5)[1], manual, atol=1e-6)
-    with pytest.raises(ValueError, match=r"position_logits must end with \(N, N\) = \(5, 5\)"):
-        attention_with_position(q, k, v, bias[..., :4])
+    for lead in [(), (0, 0)]:  # (B, h, N, d) queries and one head's (N, d)
+        with pytest.raises(ValueError, match=r"must end with \(N, N\) = \(5, 5\)"):
+            attention_with_position(q[lead], k[lead], v[lead], bias[lead][..., :4])
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (3, 5), (4, 7), (2, 3, 5, 9)])
@@ -166,8 +170,9 @@ def test_skew_steps_shapes_and_result(shape):
     x = torch.randn(shape)
     *lead, length, _ = shape
     steps = skew_steps(x)
-    names = [name for name, _ in steps]
-    assert len(names) == 6 and names[0].startswith("relative") and names[-1].startswith("slice")
+    # the names are the panel titles of notebook 04's figure: those the docstring lists
+    documented = re.findall(r'``"(.+?)"``', skew_steps.__doc__)
+    assert [name for name, _ in steps] == documented and len(documented) == 6
     expected_shapes = [
         (*lead, length, 2 * length - 1),
         (*lead, length, 2 * length),
@@ -226,3 +231,20 @@ def test_rel_pos_emb_2d_and_grid_offsets_name_a_query_or_index_off_the_grid():
         RelPosEmb2D((3, 5), 4)(torch.zeros(1, 1, 16, 4))
     with pytest.raises(ValueError, match="index must be in 0 .. 14 for a 3 x 5 grid, got 15"):
         grid_offsets((3, 5), 15)
+
+
+def test_one_int_is_a_square_grid():
+    emb = RelPosEmb2D(3, 4)
+    assert emb.grid_size == (3, 3) and emb.emb_w.rel_pos_emb.shape == (5, 4)
+    for got, expected in zip(grid_offsets(3, 4), grid_offsets((3, 3), 4), strict=True):
+        assert torch.equal(got, expected)
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: AbsPosEmb1D(64, 16), lambda: RelPosEmb1D(40, 16, heads=4)], ids=["abs", "rel"]
+)
+def test_tables_start_as_normal_noise_of_std_one_over_root_d(make):
+    """Every vector starts as N(0, 1 / d): a query of unit-variance entries then meets position
+    logits of unit variance, whatever the head dimension d (here d = 16: std 0.25)."""
+    (table,) = make().parameters()
+    assert abs(table.std().item() - 16**-0.5) < 0.02 and abs(table.mean().item()) < 0.02

@@ -179,3 +179,48 @@ def test_t2t_names_an_image_of_another_shape_and_a_bad_size():
         T2TModule((400, 100))(torch.zeros(13, 1, 100, 400))
     with pytest.raises(ValueError, match="depth must be an int of at least 0, got -1"):
         T2TViT(28, depth=-1)
+
+
+def test_token_attention_defaults_and_options_as_in_the_official_code():
+    attn = TokenAttention(49, 64)  # one head, no qkv bias, fused
+    assert attn.num_heads == 1 and attn.qkv.bias is None and attn.fused
+    assert TokenAttention(49, 64, qkv_bias=True).qkv.bias is not None
+    assert not TokenAttention(49, 64, fused=False).fused
+    # the official head_dim = dim // num_heads, an int: 50 // 4 = 12, not 12.5
+    assert TokenAttention(50, 64, num_heads=4).scale == 12**-0.5
+
+
+@pytest.mark.parametrize("img_size, kernels", [((40, 30), (5, 4, 3)), (3, (7, 3, 3))])
+def test_t2t_module_grids_are_what_its_soft_splits_cut(img_size, kernels):
+    """Each grid counted from the Unfold that soft_split really builds; (3, 3) with (7, 3, 3)
+    is the least image: every kernel exactly as large as its padded grid, one token at the end."""
+    t2t = T2TModule(img_size, token_dim=8, embed_dim=16, softsplit_kernels=kernels)
+    h, w = (img_size, img_size) if isinstance(img_size, int) else img_size
+    for k, grid in zip(kernels, t2t.grid_sizes, strict=True):
+        split = soft_split(k)
+        h, w, _ = count_tokens(h, w, k, split.stride, split.padding)
+        assert (h, w) == grid
+    assert t2t(torch.rand(2, 1, *t2t.img_size)).shape == (2, h * w, 16)
+    assert T2TModule(img_size, softsplit_kernels=kernels).attention1.attn.out_dim == 64
+
+
+def test_t2t_vit_defaults_and_options_reach_the_tokenizer_and_every_block():
+    with torch.device("meta"):  # nothing is allocated
+        base = T2TViT(224)
+        options = {"embed_dim": 16, "depth": 2, "num_heads": 4, "token_dim": 8}
+        small = T2TViT(
+            (40, 30), **options, softsplit_kernels=(5, 3, 3), qkv_bias=True, qk_scale=0.3
+        )
+    assert len(base.blocks) == 12 and base.blocks[0].attn.num_heads == 1
+    assert base.blocks[0].attn.qkv.bias is None and base.blocks[0].attn.scale == 768**-0.5
+    assert small.tokens_to_token.soft_split0.kernel_size == 5
+    for block in small.blocks:
+        assert block.attn.num_heads == 4 and block.attn.qkv.bias is not None
+        assert block.attn.scale == 0.3  # not head_dim ** -0.5 = 0.5
+
+
+def test_token_transformer_options_reach_its_attention_and_mlp():
+    tt = TokenTransformer(49, 64, mlp_ratio=2.0, qkv_bias=True)
+    assert tt.attn.qkv.bias is not None
+    fc1, fc2 = tt.mlp.fc1, tt.mlp.fc2  # out_dim -> mlp_ratio * out_dim -> out_dim
+    assert (fc1.in_features, fc1.out_features, fc2.out_features) == (64, 128, 64)

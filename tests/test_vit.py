@@ -6,6 +6,7 @@ import torch
 from torch import nn
 
 from vitexplain import (
+    Block,
     Mlp,
     ViT,
     attention_maps,
@@ -20,7 +21,7 @@ def test_mlp_is_fc_gelu_fc():
     expected = (
         nn.functional.gelu(x @ mlp.fc1.weight.T + mlp.fc1.bias) @ mlp.fc2.weight.T + mlp.fc2.bias
     )
-    assert torch.allclose(mlp(x), expected, atol=1e-6)
+    assert mlp(x).shape == (5, 4) and torch.allclose(mlp(x), expected, atol=1e-6)
     assert Mlp(8).fc2.out_features == 8
 
 
@@ -54,6 +55,7 @@ def test_vit_structure_and_initialisation():
     ]:
         assert name in names
     assert "blocks.0.attn.qkv.bias" not in names  # qkv_bias=False
+    assert vit.cls_token.shape == (1, 1, 768)  # timm's shape, so timm's weights load
     assert not any(p is vit.pos_embed for p in vit.parameters())  # fixed, not trained
     assert torch.equal(vit.pos_embed[0], sinusoid_encoding(16, 768))
     weight = vit.blocks[0].mlp.fc1.weight
@@ -199,3 +201,50 @@ def test_a_vit_large_can_be_counted_on_the_meta_device():
     with torch.device("meta"):  # nothing is allocated there: a ViT-Large can be counted
         large = ViT(224, 16, embed_dim=1024, depth=24, num_heads=16, num_classes=1000)
     assert sum(p.numel() for p in large.parameters()) > 300_000_000
+
+
+@pytest.mark.parametrize("pos_embed", ["sincos", "none"])
+def test_vit_is_timms_layout_over_pytorchs_own_modules(pos_embed):
+    """The whole forward against PyTorch's modules: timm's Conv2d patch embedding, the class
+    token first, the position table added, nn.TransformerEncoderLayer blocks, LayerNorm, head."""
+    from vitexplain import patch_embed_to_conv, to_torch_encoder_layer
+
+    vit = _small_vit(pos_embed=pos_embed, num_classes=3, qkv_bias=True)
+    with torch.no_grad():
+        for p in vit.parameters():  # non-trivial norms, biases, class token and table
+            nn.init.normal_(p, std=0.2)
+    x = torch.rand(2, 1, 60, 100)
+    with torch.no_grad():
+        tokens = patch_embed_to_conv(vit.patch_embed)(x).flatten(2).transpose(1, 2)  # (B, N, D)
+        tokens = torch.cat([vit.cls_token.expand(2, 1, 64), tokens], dim=1)  # (B, N+1, D)
+        if pos_embed != "none":
+            tokens = tokens + vit.pos_embed
+        for block in vit.blocks:
+            tokens = to_torch_encoder_layer(block)(tokens)
+        features = nn.functional.layer_norm(tokens, (64,), vit.norm.weight, vit.norm.bias)
+        assert torch.allclose(vit.forward_features(x), features, atol=1e-5)
+        expected = features[:, 0] @ vit.head.weight.T + vit.head.bias
+        assert torch.allclose(vit(x), expected, atol=1e-5)
+
+
+def test_vit_defaults_are_vit_base_sizes_with_one_head_and_the_options_reach_every_block():
+    with torch.device("meta"):  # nothing is allocated
+        base = ViT(224, 16)
+        scaled = ViT(224, 16, embed_dim=64, depth=2, num_heads=4, qkv_bias=True, qk_scale=0.5)
+    assert base.embed_dim == 768 and len(base.blocks) == 12 and base.head.out_features == 1
+    assert base.patch_embed.in_chans == 1 and base.blocks[0].mlp.fc1.out_features == 4 * 768
+    attn = base.blocks[0].attn
+    assert attn.num_heads == 1 and attn.qkv.bias is None and attn.scale == 768**-0.5
+    block = Block(64)  # a block alone: one head, an MLP four times wider, no qkv bias
+    assert block.attn.num_heads == 1 and block.mlp.fc1.out_features == 256
+    assert block.attn.qkv.bias is None
+    for block in scaled.blocks:
+        assert block.attn.num_heads == 4 and block.attn.qkv.bias is not None
+        assert block.attn.scale == 0.5
+
+
+def test_the_least_sizes_the_messages_name_are_accepted():
+    """ "depth ... at least 0": a ViT of no block is the patch embedding, position, norm, head;
+    an MLP of exactly one hidden unit is the least ``mlp_ratio`` allows."""
+    assert len(_small_vit(depth=0).blocks) == 0
+    assert _small_vit(depth=1, mlp_ratio=1 / 64).blocks[0].mlp.fc1.out_features == 1
