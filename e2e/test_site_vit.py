@@ -436,6 +436,7 @@ def test_scramble_by_keyboard_is_announced(page: Page, test_pictures):
         ]
     page.keyboard.press("Tab")  # to "Put them back in order"
     page.keyboard.press("Enter")
+    _written(page)  # the page writes its results when the worker's occlusion map is in
     assert status.text_content().startswith("In order: the model with position reads")
     assert page.locator("#vx-vit [data-vx=twins] tbody tr").nth(1).locator(
         "td"
