@@ -3,7 +3,6 @@ of the series that addresses it; graded by vx.exercises.check, by the site's doc
 (run here in Node with the page's data) alike, and summed over a class by scripts/concept_gain.py.
 e2e/test_site_concepts.py checks the built page (links, storage, download, axe)."""
 
-import importlib.util
 import json
 import re
 import shutil
@@ -11,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import concept_gain
+import export_exercises
 import pytest
 
 from vitexplain import exercises as ex
@@ -24,14 +25,7 @@ SCRIPT = ROOT / "docs" / "_js" / "concepts.js"
 ITEMS = concepts.items()
 
 
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-GAIN = _load("concept_gain")
+GAIN = concept_gain
 
 
 def _headings(number: str) -> set[str]:
@@ -105,7 +99,7 @@ def test_check_and_concept_check_print(capsys):
 
 
 def test_the_site_data_is_a_fresh_export():
-    export = _load("export_exercises")
+    export = export_exercises
     tracked = (ROOT / "docs" / "_data" / "concepts.json").read_text(encoding="utf-8")
     assert tracked == export.concepts_text(), "run scripts/export_exercises.py"
 
