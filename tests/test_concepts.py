@@ -5,6 +5,7 @@ e2e/test_site_concepts.py checks the built page (links, storage, download, axe).
 
 import json
 import re
+import runpy
 import shutil
 import subprocess
 import sys
@@ -227,14 +228,12 @@ def test_a_malformed_file_is_refused_in_one_line(tmp_path, content, message, cap
     assert capsys.readouterr().out == ""
 
 
-def test_the_script_runs_from_the_command_line(tmp_path):
+def test_the_script_runs_from_the_command_line(tmp_path, monkeypatch, capsys):
+    """Run as `python scripts/concept_gain.py FOLDER` runs it (its ``__main__`` block and
+    argument parsing), in this process: a new one would only import torch again."""
     _file(tmp_path, "ana", 8, 14)
-    run = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "concept_gain.py"), str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.splitlines()[1].split() == ["ana", "40.0", "70.0", "0.50"]
-    assert "n = 1 learners" in run.stdout
+    monkeypatch.setattr(sys, "argv", [str(ROOT / "scripts" / "concept_gain.py"), str(tmp_path)])
+    runpy.run_path(sys.argv[0], run_name="__main__")
+    out = capsys.readouterr().out
+    assert out.splitlines()[1].split() == ["ana", "40.0", "70.0", "0.50"]
+    assert "n = 1 learners" in out
