@@ -1,12 +1,18 @@
 """Shared fixtures: the picture as a tensor, and deterministic torch defaults for every test."""
 
 import random
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
 from vitexplain import ViT, load_mountains
+
+# The scripts the tests check are imported as modules (`import compare_figures`), as
+# e2e/conftest.py does for its own.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
 
 @pytest.fixture(autouse=True)

@@ -1,16 +1,11 @@
 """scripts/compare_figures.py: the check `make test` runs on the figures nbval does not compare."""
 
-import importlib.util
 from pathlib import Path
 
+import compare_figures
 import imageio.v3 as iio
 import numpy as np
 import pytest
-
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "compare_figures.py"
-spec = importlib.util.spec_from_file_location("compare_figures", SCRIPT)
-compare_figures = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(compare_figures)
 
 
 @pytest.fixture

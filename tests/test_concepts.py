@@ -3,14 +3,16 @@ of the series that addresses it; graded by vx.exercises.check, by the site's doc
 (run here in Node with the page's data) alike, and summed over a class by scripts/concept_gain.py.
 e2e/test_site_concepts.py checks the built page (links, storage, download, axe)."""
 
-import importlib.util
 import json
 import re
+import runpy
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import concept_gain
+import export_exercises
 import pytest
 
 from vitexplain import exercises as ex
@@ -24,14 +26,7 @@ SCRIPT = ROOT / "docs" / "_js" / "concepts.js"
 ITEMS = concepts.items()
 
 
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-GAIN = _load("concept_gain")
+GAIN = concept_gain
 
 
 def _headings(number: str) -> set[str]:
@@ -105,7 +100,7 @@ def test_check_and_concept_check_print(capsys):
 
 
 def test_the_site_data_is_a_fresh_export():
-    export = _load("export_exercises")
+    export = export_exercises
     tracked = (ROOT / "docs" / "_data" / "concepts.json").read_text(encoding="utf-8")
     assert tracked == export.concepts_text(), "run scripts/export_exercises.py"
 
@@ -233,14 +228,12 @@ def test_a_malformed_file_is_refused_in_one_line(tmp_path, content, message, cap
     assert capsys.readouterr().out == ""
 
 
-def test_the_script_runs_from_the_command_line(tmp_path):
+def test_the_script_runs_from_the_command_line(tmp_path, monkeypatch, capsys):
+    """Run as `python scripts/concept_gain.py FOLDER` runs it (its ``__main__`` block and
+    argument parsing), in this process: a new one would only import torch again."""
     _file(tmp_path, "ana", 8, 14)
-    run = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "concept_gain.py"), str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.splitlines()[1].split() == ["ana", "40.0", "70.0", "0.50"]
-    assert "n = 1 learners" in run.stdout
+    monkeypatch.setattr(sys, "argv", [str(ROOT / "scripts" / "concept_gain.py"), str(tmp_path)])
+    runpy.run_path(sys.argv[0], run_name="__main__")
+    out = capsys.readouterr().out
+    assert out.splitlines()[1].split() == ["ana", "40.0", "70.0", "0.50"]
+    assert "n = 1 learners" in out

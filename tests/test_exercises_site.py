@@ -2,31 +2,24 @@
 prediction answered on a grid of patches carries its notebook's grid."""
 
 import ast
-import importlib.util
 import json
 from pathlib import Path
 
+import export_exercises
 from conftest import approx_json
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _exporter():
-    spec = importlib.util.spec_from_file_location("export", ROOT / "scripts/export_exercises.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_tracked_exercise_data_equals_a_fresh_export():
     """Floats within 1e-12 (some answers are computed with NumPy, whose kernels differ per CPU)."""
     tracked = json.loads((ROOT / "docs" / "_data" / "exercises.json").read_text(encoding="utf-8"))
-    fresh = json.loads(_exporter().text())
+    fresh = json.loads(export_exercises.text())
     assert fresh == approx_json(tracked), "run `make figures` (scripts/export_exercises.py)"
 
 
 def test_every_exercise_has_a_worked_solution_on_the_site():
-    data = _exporter().export()["exercises"]
+    data = export_exercises.export()["exercises"]
     assert len(data) == 38
     for exercise_id, entry in data.items():
         assert entry["why"], exercise_id
@@ -45,7 +38,7 @@ def _reveal_code(notebook: Path, prompt_id: str) -> str:
 def test_a_prediction_on_patches_carries_the_notebooks_grid():
     """07.p2's exported spec has the grid its reveal cell lays the similarities on (the model's
     60 x 100 picture in 20-pixel patches); its answer and its rules' patches lie on it."""
-    prompts = _exporter().export()["prompts"]
+    prompts = export_exercises.export()["prompts"]
     with_grid = {i: e["spec"] for i, e in prompts.items() if "grid" in e["spec"]}
     assert "07.p2" in with_grid
     code = _reveal_code(next((ROOT / "notebooks").glob("07_*.ipynb")), "07.p2")

@@ -236,7 +236,13 @@ def _interrupted_cell(tmp_path: Path, when: str) -> list[str]:
     try:
         assert process.stdout.readline() == "checking\n"
         if when == "while the worker starts":
-            time.sleep(0.3)  # the spawned worker is importing torch (seconds)
+            # the spawned worker exists, and is importing torch (seconds): on a busy machine a
+            # fixed wait from "checking" could land in the parent's start() itself
+            deadline = time.monotonic() + 120
+            while not _has_spawned_worker(process.pid):
+                assert time.monotonic() < deadline and process.poll() is None
+                time.sleep(0.05)
+            time.sleep(0.3)
         else:
             deadline = time.monotonic() + 120
             while not marker.exists():
@@ -248,6 +254,22 @@ def _interrupted_cell(tmp_path: Path, when: str) -> list[str]:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
     return out.splitlines()
+
+
+def _has_spawned_worker(pid: int) -> bool:
+    """Whether process ``pid`` has a spawned multiprocessing child (Linux's /proc; elsewhere
+    True: the fixed wait alone)."""
+    if not Path("/proc/self/stat").exists():
+        return True
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent = int(stat.read_text().rpartition(")")[2].split()[1])
+            command = (stat.parent / "cmdline").read_bytes()
+        except (OSError, ValueError):  # it ended meanwhile
+            continue
+        if parent == pid and b"spawn_main" in command:
+            return True
+    return False
 
 
 @pytest.mark.parametrize("when", ["while the worker starts", "while the function runs"])

@@ -1,11 +1,12 @@
 """scripts/explore_frames.py and docs/_data/explore/: the site's Explore frames are what the
 package draws now, with the alt text, caption and numbers JupyterLab's Explore gives each state."""
 
-import importlib.util
 import json
 import os
 from pathlib import Path
 
+import compare_figures
+import explore_frames
 import pytest
 from conftest import approx_json
 
@@ -13,15 +14,6 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "docs" / "_data" / "explore"
 
 
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-explore_frames = _load("explore_frames")
-compare_figures = _load("compare_figures")
 TOL = 1.0  # scripts/compare_figures.py's default: RMS of the pixel values (0-255)
 NOTEBOOKS = ["01_patch_tokenization", "03_sinusoidal_pe_clocks", "05_t2t_soft_split"]
 

@@ -1,31 +1,23 @@
 """scripts/export_site_vit.py: the site's copies of notebook 08's ViT and of its twin without
 position are the shipped ones, fresh."""
 
-import importlib.util
 import json
 from pathlib import Path
 
+import export_site_vit
 import pytest
 import torch
 
 import vitexplain as vx
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "export_site_vit.py"
 TRACKED = ROOT / "docs" / "_data" / "digits_vit.json"
 TWIN = ROOT / "docs" / "_data" / "digits_vit_none.json"
 
 
-def _script():
-    spec = importlib.util.spec_from_file_location("export_site_vit", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("tracked, export", [(TRACKED, "export"), (TWIN, "export_twin")])
 def test_tracked_export_equals_a_fresh_export_of_the_shipped_weights(tracked: Path, export: str):
-    fresh = getattr(_script(), export)()
+    fresh = getattr(export_site_vit, export)()
     assert tracked.read_text(encoding="utf-8") == fresh, (
         f"docs/_data/{tracked.name} is stale: run `python scripts/export_site_vit.py` "
         "(make figures and make weights do)"
@@ -33,7 +25,7 @@ def test_tracked_export_equals_a_fresh_export_of_the_shipped_weights(tracked: Pa
 
 
 def test_export_holds_the_exact_weights_pictures_and_labels():
-    script = _script()
+    script = export_site_vit
     data = json.loads(TRACKED.read_text(encoding="utf-8"))
     model = vx.load_trained_digits_vit("learned")  # notebook 08's model
     state = model.state_dict()
@@ -49,7 +41,7 @@ def test_export_holds_the_exact_weights_pictures_and_labels():
 
 
 def test_twin_export_holds_the_exact_weights_of_the_model_without_position():
-    script = _script()
+    script = export_site_vit
     data = json.loads(TWIN.read_text(encoding="utf-8"))
     state = vx.load_trained_digits_vit("none").state_dict()
     assert "pos_embed" not in data["params"] and list(data["params"]) == list(state)
@@ -64,7 +56,7 @@ def test_twin_export_holds_the_exact_weights_of_the_model_without_position():
 def test_export_refuses_a_model_with_a_qkv_bias(monkeypatch, export: str):
     """The page's occlusion runs take the last block's class token without a key and a value per
     token (docs/_js/vit-questions.js), which holds only for qkv_bias=False."""
-    script = _script()
+    script = export_site_vit
     load = torch.load
 
     def biased(*args, **kwargs):

@@ -1,17 +1,14 @@
 """scripts/lab_notebooks.py: the working copy `make lab` opens, and `make lab-refresh`."""
 
-import importlib.util
 import secrets
 import shutil
 import subprocess
 from pathlib import Path
 
+import lab_notebooks
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("lab_notebooks", ROOT / "scripts/lab_notebooks.py")
-lab_notebooks = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(lab_notebooks)
 
 
 def _status() -> str:

@@ -4,11 +4,10 @@ checks it; prerequisites; the estimated time, as scripts/chapter_time.py compute
 a Warm-up (questions on earlier notebooks); numbered sections, with predictions before their
 reveals; Explore where the notebook has one; Summary (its key points); Exercises; References."""
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
+import chapter_time
 import nbformat
 import pytest
 
@@ -19,11 +18,6 @@ pytestmark = pytest.mark.cpu_independent
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-SCRIPT = ROOT / "scripts" / "chapter_time.py"
-spec = importlib.util.spec_from_file_location("chapter_time", SCRIPT)
-chapter_time = importlib.util.module_from_spec(spec)
-sys.modules["chapter_time"] = chapter_time  # its dataclass looks its module up
-spec.loader.exec_module(chapter_time)
 
 EXERCISE_IDS = set(exercises())
 EXERCISE_ID = re.compile(r"\b(\d\d\.\d+)\b")

@@ -9,13 +9,13 @@ graded right; its typical wrong answer gets the explanation written for it (a ru
 the default); both graders print the same line for the same typed text."""
 
 import functools
-import importlib.util
 import json
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
+import export_exercises
 import pytest
 
 from vitexplain import exercises as ex
@@ -173,10 +173,7 @@ def test_a_choice_reads_a_letter_as_a_learner_writes_it():
 
 def _page_data() -> dict:
     """What the site inlines on a page (docs/_ext/vx_exercises.py, _script) for its prompts."""
-    spec = importlib.util.spec_from_file_location("export", ROOT / "scripts/export_exercises.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    data = module.export()
+    data = export_exercises.export()
     return {
         "verdict": data["verdict"],
         "typed": data["typed"],

@@ -6,23 +6,12 @@ which notebook 06 reads. Like the notebook, it depends on the CPU only through n
 the claims' margin absorbs.
 """
 
-import importlib.util
 import json
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _script():
-    path = ROOT / "scripts" / "robustness_06.py"
-    spec = importlib.util.spec_from_file_location("robustness_06", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_record_covers_every_claim_and_ten_runs_per_level():
-    script = _script()
+    import robustness_06 as script  # sets OMP_NUM_THREADS for its runs: imported here only
+
     record = json.loads(script.OUT.read_text())
     assert record["conclusions"] == script.CONCLUSIONS and record["details"] == script.DETAILS
     assert set(record["levels"]) == {f"{eps:g}" for eps in script.LEVELS}
@@ -41,7 +30,8 @@ def test_record_covers_every_claim_and_ten_runs_per_level():
 
 
 def test_one_perturbed_run_gives_its_stored_record(one_thread):
-    script = _script()
+    import robustness_06 as script  # sets OMP_NUM_THREADS for its runs: imported here only
+
     record = json.loads(script.OUT.read_text())
     reference = script.run(0.0, 0)
     # the notebook's own model: every claim holds (it is the reference of the printed tables)

@@ -28,6 +28,7 @@ import textwrap
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
+import compare_figures
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -230,11 +231,4 @@ def test_every_notebook_passes_nbval_outside_the_repository_and_writes_nothing(
     assert result.returncode == 0, result.stdout[-5000:]
     assert " passed" in result.stdout and " failed" not in result.stdout
     assert sorted(p.name for p in folder.iterdir()) == before  # no figure, no file
-    assert _compare_figures().compare(figures, ROOT / "figures", tol=1.0) == []
-
-
-def _compare_figures():
-    spec = importlib.util.spec_from_file_location("cf", ROOT / "scripts" / "compare_figures.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    assert compare_figures.compare(figures, ROOT / "figures", tol=1.0) == []

@@ -11,6 +11,7 @@ from ..attribution import (
     MARKER_CLASS,
     add_marker,
     area_under_curve,
+    attention_and_gradients,
     explanation_maps,
     gradient_rollout,
     load_marked_digits_vit,
@@ -279,8 +280,9 @@ def _gradient_rollout_beats_random() -> bool:
     images = load_digit_split()[2]
     with torch.no_grad():
         predicted = model(images).argmax(-1)  # (397,)
+    maps, grads = attention_and_gradients(model, images, predicted)  # explanation_maps' own
     orders = {
-        "gradient rollout": order_by(explanation_maps(model, images)["gradient rollout"]),
+        "gradient rollout": order_by(gradient_rollout(maps, grads)),
         "random": random_orders(len(images), 16, seed=0),
     }
     area = {}
