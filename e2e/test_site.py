@@ -8,15 +8,18 @@ opened from its file with every request that is not a local file blocked and rec
 * the pages: the index from the README's notebook table (thumbnails, titles, order), previous and
   next on every notebook page, the soft-split GIF animated, alt text on every image;
 * math as MathML (no raw TeX left in the prose), notebook 05's `aligned` block in rows;
-* axe-core reports no violation (all its rules), in light and in dark mode;
+* axe-core reports no violation: all its rules in light mode, its colour rules in dark mode (the
+  markup is the same in both; only colours change);
 * offline search, the in-page contents list, the skip link, the download link to each .ipynb
   with the "run it yourself" note, the footer (licence, how to cite, version);
 * printing wraps code instead of cutting it (no sideways scroll at 390 px: test_site_reader.py's
   walk over every page at a phone's width);
-* the build itself: from the stored outputs (their text is on the page), in at most 20 s.
+* the build itself: from the stored outputs (their text is on the page), in at most 20 s (the
+  cold build of `make html`, which times itself).
 
-Each page is opened once per colour mode; every check of a page runs on that loaded DOM (axe is
-what costs: a notebook page takes it seconds). These tests use a browser page of their own (the
+Each page is opened once per colour mode, both at once: axe-core (what costs: a notebook page
+takes it seconds) runs on the light and the dark page together, each in its own renderer
+process, and every other check of a page runs on the light page's loaded DOM. These tests use a browser page of their own (the
 `page` fixture below), not JupyterLab's.
 """
 
