@@ -19,8 +19,8 @@ opened from its file with every request that is not a local file blocked and rec
 
 Each page is opened once per colour mode, both at once: axe-core (what costs: a notebook page
 takes it seconds) runs on the light and the dark page together, each in its own renderer
-process, and every other check of a page runs on the light page's loaded DOM. These tests use a browser page of their own (the
-`page` fixture below), not JupyterLab's.
+process, and every other check of a page runs on the light page's loaded DOM. These tests use a
+browser page of their own (the `page` fixture below), not JupyterLab's.
 """
 
 from __future__ import annotations
@@ -150,6 +150,7 @@ def test_page_reads_offline_with_no_axe_violation(
     try:
         for mode in ("light", "dark"):
             context = browser.new_context(**browser_context_args, color_scheme=mode)
+            context.grant_permissions(["clipboard-read", "clipboard-write"])  # Copy, read back
             page = pages[mode] = context.new_page()
             page.errors = []
             page.on("pageerror", lambda error, page=page: page.errors.append(str(error)))
@@ -509,8 +510,69 @@ def test_a_cold_build_takes_at_most_20_s():
     assert 0 < seconds <= BUILD_LIMIT, f"the build took {seconds:.1f} s"
 
 
+def _check_code_toggles_named(page: Page, notebook_page: str) -> None:
+    """A screen reader hears "Show the code of Figure 3.2" (its name in Chromium's accessibility
+    tree), not the same "Toggle hidden content" 41 times: every toggle of the page is named after
+    the figures its cell draws (this notebook's: no two toggles of the site alike), and says
+    "Hide" once open."""
+    cdp = page.context.new_cdp_session(page)
+    root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+    selector = "article .cell details.hide > summary"
+    nodes = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})
+    drawn = page.evaluate(
+        """[...document.querySelectorAll('article .cell details.hide')].map(d =>
+             [...d.closest('.cell').querySelectorAll('figure.vx-figure figcaption')]
+               .map(c => c.textContent.trim().match(/^Figure [\\d.]+/)[0]))"""
+    )
+    assert len(nodes["nodeIds"]) == len(drawn)
+    names = []
+    for node, figures in zip(nodes["nodeIds"], drawn, strict=True):
+        tree = cdp.send("Accessibility.getPartialAXTree", {"nodeId": node, "fetchRelatives": False})
+        spoken = tree["nodes"][0]["name"]["value"]
+        assert figures, (notebook_page, spoken)
+        shown = (
+            figures[0]
+            if len(figures) == 1
+            else "Figures " + " and ".join(f.removeprefix("Figure ") for f in figures)
+        )
+        assert spoken == f"Show the code of {shown}", (notebook_page, spoken, figures)
+        names.append(spoken)
+    cdp.detach()
+    number = int(Path(notebook_page).name[:2])
+    assert all(f.startswith(f"Figure {number}.") for fs in drawn for f in fs), drawn
+    assert len(set(names)) == len(names), names
+    summary = page.locator(selector).first
+    summary.click()
+    assert summary.inner_text().strip().startswith("Hide the code of Figure")
+
+
+def _check_code_solutions(page: Page, notebook_page: str) -> None:
+    """A worked solution's code has a Copy button and starts with the imports it needs: what Copy
+    puts on the clipboard, run in an empty namespace (a fresh notebook, nothing imported), defines
+    a function the exercise's own grader accepts. Its note links to the Run it yourself page."""
+    from vitexplain import exercises
+
+    boxes = page.locator(".vx-exercise:has(.vx-code-box)").all()
+    assert boxes, f"no worked solution with code on {notebook_page}"
+    for box in boxes:
+        exercise_id = box.get_attribute("id").removeprefix("vx-exercise-").replace("-", ".")
+        box.locator("summary").click()
+        button = box.locator(".vx-code-box > button.vx-copy")
+        assert button.is_visible() and button.get_attribute("aria-label") == "Copy the code"
+        button.click()
+        code = page.evaluate("navigator.clipboard.readText()")
+        assert code.startswith(("def ", "import ", "from ")), code[:80]
+        namespace: dict = {}
+        exec(compile(code, f"<solution {exercise_id}>", "exec"), namespace)  # noqa: S102
+        function = namespace[exercises.exercises()[exercise_id].asks.partition("(")[0]]
+        assert exercises.grade(exercise_id, function) is None, exercise_id
+        link = box.locator("a", has_text="Run it yourself")
+        assert link.get_attribute("href").endswith("run.html")
+        assert "make lab" not in box.inner_text()
+
+
 # Checked on each notebook page after its axe run (light mode), on the DOM already loaded; the
-# last two open every <details>, then switch to print.
+# last ones open <details>, the very last switches to print.
 NOTEBOOK_PAGE_CHECKS = [
     _check_neighbours,
     _check_stored_figures,
@@ -518,6 +580,8 @@ NOTEBOOK_PAGE_CHECKS = [
     _check_contents_list,
     _check_run_note,
     _check_stored_outputs,
+    _check_code_toggles_named,  # before the next ones open every <details>
+    _check_code_solutions,
     _check_code_fits_desktop,
     _check_print_wraps_code,
 ]
