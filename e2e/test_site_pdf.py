@@ -167,34 +167,41 @@ def pdf_pages(data: bytes) -> list[tuple[str, list[int]]]:
 NEAR_EMPTY = 150  # characters: a page with less text and no image (but the last) is near-empty
 
 
-@pytest.mark.parametrize("toggles", ["closed", "open"])
-@pytest.mark.parametrize("paper", ["A4", "Letter"])
 @pytest.mark.parametrize("notebook", ["03_sinusoidal_pe_clocks", "08_vit_on_digits"])
 def test_a_printed_notebook_has_no_empty_page_and_every_figure_with_its_caption(
-    page: Page, notebook: str, paper: str, toggles: str, tmp_path: Path
+    page: Page, notebook: str, tmp_path: Path
 ):
+    """The page loaded once, printed in A4 and Letter with its code toggles closed, then again
+    with every toggle open."""
     attempted = block_network(page.context)
     page.goto((SITE / "notebooks" / f"{notebook}.html").as_uri(), wait_until="load")
-    if toggles == "open":  # as `make pdf` prints (scripts/site_pdf.py)
-        page.evaluate(OPEN_ALL)
     page.emulate_media(media="print")
-    page.evaluate("document.fonts.ready")
-    numbers = page.evaluate(
-        """[...document.querySelectorAll('article figure.vx-figure figcaption')]
-             .filter(c => c.getClientRects().length)
-             .map(c => c.textContent.trim().match(/^Figure [\\d.]+/)[0])"""
-    )
-    target = tmp_path / f"{notebook}_{paper}.pdf"
-    page.pdf(path=str(target), format=paper, margin=MARGIN)
-    pages = pdf_pages(target.read_bytes())
-    assert len(pages) > 10 and attempted == []
+    for toggles in ("closed", "open"):
+        if toggles == "open":  # as `make pdf` prints (scripts/site_pdf.py)
+            page.evaluate(OPEN_ALL)
+        page.evaluate("document.fonts.ready")
+        numbers = page.evaluate(
+            """[...document.querySelectorAll('article figure.vx-figure figcaption')]
+                 .filter(c => c.getClientRects().length)
+                 .map(c => c.textContent.trim().match(/^Figure [\\d.]+/)[0])"""
+        )
+        assert len(numbers) >= 6, numbers
+        for paper in ("A4", "Letter"):
+            target = tmp_path / f"{notebook}_{paper}_{toggles}.pdf"
+            page.pdf(path=str(target), format=paper, margin=MARGIN)
+            _check_printed(pdf_pages(target.read_bytes()), numbers, f"{paper}, toggles {toggles}")
+    assert attempted == []
+
+
+def _check_printed(pages: list[tuple[str, list[int]]], numbers: list[str], how: str) -> None:
+    """No blank or near-empty page; each figure on one page, its caption right after it."""
+    assert len(pages) > 10, (how, len(pages))
     empty = [
         i + 1
         for i, (text, painted) in enumerate(pages[:-1])
         if not painted and len(text.strip()) < NEAR_EMPTY
     ]
-    assert empty == [], f"{paper}: pages {empty} of {len(pages)} are blank or near-empty"
-    assert len(numbers) >= 6, numbers
+    assert empty == [], f"{how}: pages {empty} of {len(pages)} are blank or near-empty"
     for number in numbers:
         # The image, then the first words of its caption ("Figure 3.2 —"; Chromium's text has no
         # spaces between words) on one page, and no other page paints that image. (With its
@@ -202,8 +209,8 @@ def test_a_printed_notebook_has_no_empty_page_and_every_figure_with_its_caption(
         marker = IMAGE + "".join(number.split()) + "—"
         found = [(i, "".join(t.split())) for i, (t, _) in enumerate(pages)]
         found = [(i, text) for i, text in found if marker in text]
-        assert len(found) == 1, f"{paper}: {number} is not on one page right after its image"
+        assert len(found) == 1, f"{how}: {number} is not on one page right after its image"
         i, text = found[0]
         image = pages[i][1][text[: text.index(marker)].count(IMAGE)]
         elsewhere = [j + 1 for j, (_, painted) in enumerate(pages) if j != i and image in painted]
-        assert elsewhere == [], f"{paper}: {number} runs over pages {i + 1} and {elsewhere}"
+        assert elsewhere == [], f"{how}: {number} runs over pages {i + 1} and {elsewhere}"
