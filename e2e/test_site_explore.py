@@ -261,9 +261,9 @@ def test_03_numbers_equal_the_package_for_all_11049_settings(page: Page):
     np.testing.assert_allclose(shown[values], table, atol=1e-12)
 
 
-# The page's whole table (100 positions x d) for one setting, as the bytes of a little-endian
-# Float64Array in base64: one string per setting, not 100 x d numbers as JSON.
-TABLE_JS = """([d, base]) => {
+# The page's whole table (100 positions x d) for each setting [d, base], as the bytes of a
+# little-endian Float64Array in base64: one string per setting, not 100 x d numbers as JSON.
+TABLES_JS = """(settings) => settings.map(([d, base]) => {
   const table = new Float64Array(100 * d);
   for (let pos = 0; pos < 100; pos++)
     for (let j = 0; j < d; j++) table[pos * d + j] = vxExplore.sinusoid(pos, j, d, base);
@@ -274,7 +274,7 @@ TABLE_JS = """([d, base]) => {
   for (let i = 0; i < bytes.length; i += 0x8000)
     text += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
   return btoa(text);
-}"""
+})"""
 
 
 def test_03_whole_tables_equal_the_package_on_the_drawn_settings(page: Page):
@@ -283,9 +283,14 @@ def test_03_whole_tables_equal_the_package_on_the_drawn_settings(page: Page):
     import vitexplain as vx
 
     _open(page, "03_sinusoidal_pe_clocks")
-    for state in _manifest("03_sinusoidal_pe_clocks")["states"]:
-        base, d = state["values"]["base"], state["values"]["dim"]
-        js = np.frombuffer(base64.b64decode(page.evaluate(TABLE_JS, [d, base])), "<f8")
+    settings = [
+        [s["values"]["dim"], s["values"]["base"]]
+        for s in _manifest("03_sinusoidal_pe_clocks")["states"]
+    ]
+    tables = page.evaluate(TABLES_JS, settings)
+    assert len(tables) == len(settings) == 90
+    for (d, base), table in zip(settings, tables, strict=True):
+        js = np.frombuffer(base64.b64decode(table), "<f8")
         with torch.inference_mode():
             expected = vx.sinusoid_encoding(100, d, base).double().numpy()
         np.testing.assert_allclose(js.reshape(100, d), expected, atol=1e-6, err_msg=f"{base}, {d}")

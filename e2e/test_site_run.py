@@ -5,16 +5,15 @@ take a fresh virtual environment from those files to JupyterLab.
 The commands are run as the page prints them, from the files the built site holds, with three
 changes that this test makes and says. PyTorch's index (download.pytorch.org) is out of reach here,
 so `--index-url https://download.pytorch.org/whl/cpu` is dropped from the first command (the test
-checks that a CPU build, `+cpu`, is what the environment imports). The scientific part of what pip
-would download, torch and the wheel's own dependencies (NumPy, SciPy, Matplotlib, scikit-learn,
-...) with everything they require in turn, is not downloaded and unpacked again (most of this
-test's time before, 800 MB for torch alone): the fresh venv sees exactly those distributions of
-this machine's .venv (the lock's versions) through a .pth file, found by following their
-requirements from the wheel's metadata, so a dependency the wheel forgets to declare is missing
-there as on a fresh machine; pip still resolves both commands against them ("Requirement already
-satisfied") and installs, for real, the wheel and its `notebooks` extra (JupyterLab, ipykernel,
-ipywidgets, ... and the `jupyter` command the third command runs). And pip writes no .pyc files
-(PIP_COMPILE=0, as `--no-compile`: Python compiles a module when it first imports it). The third
+checks that a CPU build, `+cpu`, is what the environment imports). What pip would download and
+unpack (most of this test's time before: 800 MB for torch alone) is taken from this machine's
+.venv (the lock's versions) instead: torch and every distribution the wheel requires with its
+`notebooks` extra, with everything these require in turn (followed from the wheel's metadata, so
+a dependency the wheel forgets to declare is missing there as on a fresh machine), reach the fresh
+venv through a .pth file; pip still resolves both commands against them ("Requirement already
+satisfied") and installs, for real, the wheel and the two distributions whose commands the page
+runs, jupyter_core (`jupyter`) and JupyterLab (`jupyter-lab`), since a .pth file brings modules
+but no command. And pip writes no .pyc files (PIP_COMPILE=0, as `--no-compile`). The third
 command, `jupyter lab <folder>`, gets the options a headless test needs (no browser, a free port,
 a known token, --allow-root as root); the Lab must list every notebook and start its kernel in
 that environment, where every module a notebook imports imports and the package reads its data.
@@ -190,7 +189,7 @@ def test_the_three_commands_take_a_fresh_venv_from_the_sites_files_to_jupyterlab
     env.pop("MPLBACKEND", None)
     env["PIP_COMPILE"] = "0"  # pip install --compile off: no .pyc written (see the docstring)
     # The set-up lines and the first two commands, in one shell (the venv stays active); torch's
-    # index URL dropped, and the scientific dependencies seen from .venv by a .pth file (see the
+    # index URL dropped, and what pip would download seen from .venv by a .pth file (see the
     # module's docstring).
     overlay = _overlay(files["wheel"], tmp_path / "from-this-machine")
     purelib = "python -c 'import sysconfig; print(sysconfig.get_path(\"purelib\"))'"
@@ -217,7 +216,7 @@ def test_the_three_commands_take_a_fresh_venv_from_the_sites_files_to_jupyterlab
     assert wheel.startswith(f"vitexplain-{version}-")
     assert Path(location).is_relative_to(tmp_path / "vx-env") and prefix == str(tmp_path / "vx-env")
     assert sorted(p.name for p in (tmp_path / unzipped).iterdir()) == [p.name for p in NOTEBOOKS]
-    # pip installed the notebooks extra (and its `jupyter` command) in the venv itself
+    # pip installed JupyterLab's command in the venv itself
     assert (tmp_path / "vx-env" / "bin" / "jupyter-lab").is_file()
 
     # The third command, with a headless test's options.
