@@ -243,8 +243,11 @@ def test_the_page_says_what_is_stored_and_stores_nothing(page: Page):
 def test_exercises_and_predictions_answered_have_no_axe_violation(
     browser: Browser, browser_context_args, mode
 ):
-    """axe on the whole page (test_site.py runs it on every page as loaded) once an exercise
-    and a prediction are answered, a reveal shown and every worked solution opened."""
+    """axe once an exercise and a prediction are answered, a reveal shown and every worked
+    solution opened: on what answering changes, every exercise and prompt box and the notebook
+    cell after each prompt (its reveal); test_site.py runs axe on every whole page as loaded,
+    in both modes. All of axe's rules in both modes (its colour-contrast rule, the one the mode
+    changes, is nearly all of a run)."""
     context = browser.new_context(**browser_context_args, color_scheme=mode)
     try:
         page = context.new_page()
@@ -256,7 +259,9 @@ def test_exercises_and_predictions_answered_have_no_axe_violation(
         page.locator("#vx-prompt-02-p3 button.vx-show").click()
         for details in page.locator("details.vx-solution").all():
             details.locator("summary").click()
-        results = Axe().run(page)
+        changed = [[".vx-exercise"], [".vx-prompt"], [".vx-prompt + .cell"]]
+        results = Axe().run(page, context={"include": changed})
         assert [v["id"] for v in results.response["violations"]] == []
+        assert page.locator("#vx-prompt-02-p3 + .cell .cell_output").is_visible()
     finally:
         context.close()

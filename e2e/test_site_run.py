@@ -2,23 +2,30 @@
 wheel, the sdist and a zip of the notebooks, made from this checkout's files, and its commands
 take a fresh virtual environment from those files to JupyterLab.
 
-The commands are run as the page prints them, from the files the built site holds, with two changes
-that this test makes and says. PyTorch's index (download.pytorch.org) is out of reach here, so
-`--index-url https://download.pytorch.org/whl/cpu` is dropped from the first command and pip takes
-torch 2.13.0 from this machine's configured sources (a CPU wheel on disk; the test checks that a
-CPU build, `+cpu`, was installed). And pip writes no .pyc files while installing (PIP_COMPILE=0, as
-`--no-compile`: Python compiles a module when it first imports it, so this spares only the up-front
-byte-compiling of every file of torch and JupyterLab). The third command, `jupyter lab <folder>`,
-gets the options a headless test needs (no browser, a free port, a known token, --allow-root as
-root); the Lab must list every notebook and start its kernel in that environment, where every
-module a notebook imports imports and the package reads its data. No notebook is run here: each
-runs whole twice elsewhere in CI, from the repository and from the wheel (tests/test_wheel.py,
-which also checks that the wheel's `notebooks` extra brings every module the notebooks import).
+The commands are run as the page prints them, from the files the built site holds, with three
+changes that this test makes and says. PyTorch's index (download.pytorch.org) is out of reach here,
+so `--index-url https://download.pytorch.org/whl/cpu` is dropped from the first command (the test
+checks that a CPU build, `+cpu`, is what the environment imports). What pip would download and
+unpack (most of this test's time before: 800 MB for torch alone) is taken from this machine's
+.venv (the lock's versions) instead: torch and every distribution the wheel requires with its
+`notebooks` extra, with everything these require in turn (followed from the wheel's metadata, so
+a dependency the wheel forgets to declare is missing there as on a fresh machine), reach the fresh
+venv through a .pth file; pip still resolves both commands against them ("Requirement already
+satisfied") and installs, for real, the wheel and the two distributions whose commands the page
+runs, jupyter_core (`jupyter`) and JupyterLab (`jupyter-lab`), since a .pth file brings modules
+but no command. And pip writes no .pyc files (PIP_COMPILE=0, as `--no-compile`). The third
+command, `jupyter lab <folder>`, gets the options a headless test needs (no browser, a free port,
+a known token, --allow-root as root); the Lab must list every notebook and start its kernel in
+that environment, where every module a notebook imports imports and the package reads its data.
+No notebook is run here: each runs whole twice elsewhere in CI, from the repository and from the
+wheel (tests/test_wheel.py, which also checks that the wheel's `notebooks` extra brings every
+module the notebooks import).
 """
 
 from __future__ import annotations
 
 import ast
+import email
 import json
 import os
 import secrets
@@ -30,12 +37,15 @@ import tarfile
 import time
 import urllib.request
 import zipfile
+from importlib.metadata import Distribution, PackageNotFoundError, distribution
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import psutil
 import pytest
 import test_site
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 from playwright.sync_api import Page
 from test_site import ROOT, SITE, _open
 
@@ -43,6 +53,8 @@ page = test_site.page  # the site's own browser page (not JupyterLab's)
 
 TORCH_INDEX_OPTION = " --index-url https://download.pytorch.org/whl/cpu"
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+# what provides `jupyter` and `jupyter lab`: a command is a file pip writes into the venv's bin/
+COMMANDS = {"jupyter-core", "jupyterlab"}
 
 
 def _torch_pin() -> str:
@@ -105,6 +117,53 @@ def test_the_page_names_no_repository_the_metadata_lacks(page: Page):
     assert all(h in citation or h in pyproject for h in remote), remote
 
 
+def _installed_closure(requirements: list[Requirement]) -> dict[str, Distribution]:
+    """The distributions of this .venv that pip would install for `requirements`, following
+    each one's own requirements (and the extras asked for), by canonical name."""
+    found: dict[str, Distribution] = {}
+    todo = [(r, {""}) for r in requirements]
+    while todo:
+        requirement, extras = todo.pop()
+        if requirement.marker and not any(
+            requirement.marker.evaluate({"extra": e}) for e in extras
+        ):
+            continue
+        name = canonicalize_name(requirement.name)
+        if name in found:
+            continue
+        try:
+            found[name] = dist = distribution(requirement.name)
+        except PackageNotFoundError:
+            continue  # not in .venv: pip installs it for real in the fresh venv
+        assert requirement.specifier.contains(dist.version, prereleases=True), (requirement, dist)
+        asked = {"", *requirement.extras}
+        todo += [(Requirement(r), asked) for r in dist.requires or []]
+    return found
+
+
+def _overlay(wheel: Path, folder: Path) -> Path:
+    """A folder of links to the files of torch and of what the wheel requires with its
+    `notebooks` extra, with everything these require in turn, as this .venv holds them; but
+    not the two distributions whose commands the page runs (COMMANDS): pip installs those."""
+    with zipfile.ZipFile(wheel) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = email.message_from_bytes(archive.read(name))
+    requires = [Requirement(r) for r in metadata.get_all("Requires-Dist", [])]
+    wanted = [r for r in requires if not r.marker or r.marker.evaluate({"extra": "notebooks"})]
+    for requirement in wanted:
+        requirement.marker = None  # chosen: base and `notebooks`
+    closure = _installed_closure([Requirement(_torch_pin()), *wanted])
+    assert {"torch", "numpy", "ipykernel", *COMMANDS} <= set(closure), sorted(closure)
+    folder.mkdir()
+    for dist in (d for name, d in closure.items() if name not in COMMANDS):
+        site = Path(dist.locate_file(""))
+        tops = {Path(str(f)).parts[0] for f in dist.files or []}
+        for top in tops - {"..", "__pycache__"}:
+            if (site / top).exists() and not (folder / top).exists():
+                (folder / top).symlink_to(site / top)
+    return folder
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -130,8 +189,12 @@ def test_the_three_commands_take_a_fresh_venv_from_the_sites_files_to_jupyterlab
     env.pop("MPLBACKEND", None)
     env["PIP_COMPILE"] = "0"  # pip install --compile off: no .pyc written (see the docstring)
     # The set-up lines and the first two commands, in one shell (the venv stays active); torch's
-    # index URL dropped (see the module's docstring).
-    install = [*setup, commands[0].replace(TORCH_INDEX_OPTION, ""), commands[1]]
+    # index URL dropped, and what pip would download seen from .venv by a .pth file (see the
+    # module's docstring).
+    overlay = _overlay(files["wheel"], tmp_path / "from-this-machine")
+    purelib = "python -c 'import sysconfig; print(sysconfig.get_path(\"purelib\"))'"
+    pth = f'echo {overlay} > "$({purelib})/from-this-machine.pth"'
+    install = [*setup, pth, commands[0].replace(TORCH_INDEX_OPTION, ""), commands[1]]
     imports = ", ".join(sorted(_notebook_imports()))
     check = (
         f"python -c 'import sys, {imports}; vitexplain.load_mountains(); "
@@ -153,6 +216,8 @@ def test_the_three_commands_take_a_fresh_venv_from_the_sites_files_to_jupyterlab
     assert wheel.startswith(f"vitexplain-{version}-")
     assert Path(location).is_relative_to(tmp_path / "vx-env") and prefix == str(tmp_path / "vx-env")
     assert sorted(p.name for p in (tmp_path / unzipped).iterdir()) == [p.name for p in NOTEBOOKS]
+    # pip installed JupyterLab's command in the venv itself
+    assert (tmp_path / "vx-env" / "bin" / "jupyter-lab").is_file()
 
     # The third command, with a headless test's options.
     port, token = _free_port(), secrets.token_hex(16)

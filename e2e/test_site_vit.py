@@ -91,10 +91,37 @@ def page(context: BrowserContext):
     assert attempted == [], f"the page tried to reach {attempted[:5]}"
 
 
+@pytest.fixture(scope="module")
+def _one_page(browser: Browser, browser_context_args: dict):
+    context = browser.new_context(**browser_context_args)
+    page, attempted, errors = _open(context)
+    page.attempted, page.errors = attempted, errors
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def shared(_one_page: Page) -> Page:
+    """One page, opened once, for the tests that only call the page's functions on inputs of
+    their own or read its markup (a page load each cost more than most of these tests); each
+    still ends with no JavaScript error and no request beyond the machine."""
+    yield _one_page
+    assert _one_page.errors == [], f"JavaScript errors: {_one_page.errors}"
+    assert _one_page.attempted == [], f"the page tried to reach {_one_page.attempted[:5]}"
+
+
+def _evaluate_json(page: Page, script: str, arg=None):
+    """page.evaluate(script, arg) for a large result: sent back as one JSON string (Playwright
+    passes a returned object value by value, 20 times slower for tens of thousands of them).
+    A number's JSON text is the shortest one that reads back as the same double."""
+    return json.loads(page.evaluate(f"async (arg) => JSON.stringify(await ({script})(arg))", arg))
+
+
 def _js_analyse(page: Page, images: torch.Tensor) -> list[dict]:
     """vxVit.analyse on each picture (B, 1, 8, 8), as plain lists."""
     pixels = images.double().flatten(1).tolist()
-    return page.evaluate(
+    return _evaluate_json(
+        page,
         """(pictures) => pictures.map(p => {
              const r = vxVit.analyse(vxVit.model, Float64Array.from(p));
              return {logits: r.logits, probs: r.probs, predicted: r.predicted,
@@ -112,17 +139,18 @@ def _f64(values) -> torch.Tensor:
 # --- the forward pass against torch ---------------------------------------------------------------
 
 
-def test_forward_pass_equals_torch_on_all_397_test_pictures(page: Page, models, test_pictures):
+def test_forward_pass_equals_torch_on_all_397_test_pictures(shared: Page, models, test_pictures):
     vit, vit64 = models
     images, labels = test_pictures
-    levels = page.evaluate(
-        "[...Array(vxVit.numPictures).keys()].map(k => vxVit.testPicture(k))"
+    levels = _evaluate_json(
+        shared, "() => [...Array(vxVit.numPictures).keys()].map(k => vxVit.testPicture(k))"
     )  # the pictures the page holds, ink 0..16
     assert torch.equal(torch.tensor(levels, dtype=torch.float32).view(-1, 1, 8, 8) / 16, images)
     logits = torch.tensor(
-        page.evaluate(
+        _evaluate_json(
+            shared,
             """() => [...Array(vxVit.numPictures).keys()].map(k =>
-                 vxVit.forward(vxVit.model, vxVit.pixels(vxVit.testPicture(k)), 1).logits[0])"""
+                 vxVit.forward(vxVit.model, vxVit.pixels(vxVit.testPicture(k)), 1).logits[0])""",
         ),
         dtype=torch.float64,
     )  # (397, 10)
@@ -140,7 +168,7 @@ def test_forward_pass_equals_torch_on_all_397_test_pictures(page: Page, models, 
     right = int((logits.argmax(-1) == labels).sum())
     assert right == int((torch32.argmax(-1) == labels).sum())
     # these were the kernel's products: the page has one, and its heap held every buffer
-    assert page.evaluate("vxVit.fast !== null && vxVit.fast.spilled === 0")
+    assert shared.evaluate("vxVit.fast !== null && vxVit.fast.spilled === 0")
 
 
 # x (n, k) by w (m, k) transposed, in the WebAssembly kernel and in matmulT, on every layer's
@@ -177,19 +205,19 @@ KERNEL_EQUALS_MATMUL = """async () => {
 }"""
 
 
-def test_the_kernel_gives_the_bits_of_matmul(page: Page):
+def test_the_kernel_gives_the_bits_of_matmul(shared: Page):
     """The WebAssembly kernel computes the products of nn.Linear (and of the attention weights
     by v) in the same order as matmulT, two sums at a time: the same bits, on every layer."""
-    results, spilled, used, size = page.evaluate(KERNEL_EQUALS_MATMUL)
+    results, spilled, used, size = shared.evaluate(KERNEL_EQUALS_MATMUL)
     print(f"\nheap: {used / 2**20:.1f} of {size / 2**20:.0f} MiB used, {spilled} arrays spilled")
     assert len(results) == 4 * 4 * 3 + 3
     assert [label for label, same in results if not same] == []
     assert spilled == 0
 
 
-def test_erf_equals_pythons(page: Page):
+def test_erf_equals_pythons(shared: Page):
     points = [k / 50 for k in range(-400, 401)]
-    values = page.evaluate("(zs) => zs.map(z => [vxVit.erf(z), vxVit.erfSeries(z)])", points)
+    values = shared.evaluate("(zs) => zs.map(z => [vxVit.erf(z), vxVit.erfSeries(z)])", points)
     worst = max(abs(v - math.erf(z)) for z, pair in zip(points, values, strict=True) for v in pair)
     assert worst < 1e-13, worst
 
@@ -197,13 +225,13 @@ def test_erf_equals_pythons(page: Page):
 # --- the analyses against the package's functions -------------------------------------------------
 
 
-def test_maps_rollout_lens_and_occlusion_equal_the_packages(page: Page, models, test_pictures):
+def test_maps_rollout_lens_and_occlusion_equal_the_packages(shared: Page, models, test_pictures):
     _, vit64 = models
     images, _ = test_pictures
     drawn = torch.zeros(1, 1, 8, 8)
     drawn[0, 0, 1:7, 3:5] = 1.0  # a drawn "1": ink 16 everywhere it is drawn
     pictures = torch.cat([images[SAMPLE], drawn]).double()  # (B, 1, 8, 8)
-    results = _js_analyse(page, pictures)
+    results = _js_analyse(shared, pictures)
     maps = vx.attention_maps(vit64, pictures)  # 4 x (B, 4, 17, 17)
     rollout = vx.attention_rollout(maps)  # (B, 17, 17)
     lens = vx.logit_lens(vit64, pictures)  # (B, 4, 10)
@@ -227,38 +255,37 @@ def test_maps_rollout_lens_and_occlusion_equal_the_packages(page: Page, models, 
 def _autograd_rollout(model: torch.nn.Module, images: torch.Tensor) -> torch.Tensor:
     """Gradient-weighted rollout (Chefer et al., 2021) of every class, by torch's autograd:
     (K, B, N). The attention weights are caught where the model computes them (its attentions
-    on the explicit path, vx.attention, wrapped to keep each weights tensor's gradient), then
-    R = I; for each block, R = R + mean over heads of clamp(dy_c/dA * A, min=0) @ R; R[:, 0, 1:]."""
+    on the explicit path, vx.attention, wrapped to keep each weights tensor), then, from one
+    forward pass and a gradient of each class's logit, R = I; for each block,
+    R = R + mean over heads of clamp(dy_c/dA * A, min=0) @ R; R[:, 0, 1:]."""
     module = sys.modules["vitexplain.attention"]  # vx.attention is also this module's function
     original, kept = module.attention, []
 
     def keeping(q, k, v, scale=None):
         out, weights = original(q, k, v, scale=scale)  # weights (B, h, T, T)
-        if weights.requires_grad:  # not in the no_grad pass below
-            weights.retain_grad()
         kept.append(weights)
         return out, weights
 
     fused = [block.attn.fused for block in model.blocks]
     threads = torch.get_num_threads()
-    module.attention = keeping
     torch.set_num_threads(1)  # the browser keeps the other core busy: one thread is faster
+    module.attention = keeping
     try:
         for block in model.blocks:
             block.attn.fused = False
         with torch.no_grad():
             plain = model(images)
+        kept.clear()
+        logits = model(images)  # (B, K)
+        assert torch.equal(logits, plain)  # the explicit path: the model's own logits
         maps = []
         for c in range(plain.shape[-1]):
-            kept.clear()
-            model.zero_grad()
-            logits = model(images)  # (B, K)
-            assert torch.equal(logits, plain)  # the explicit path: the model's own logits
-            logits[:, c].sum().backward()  # pictures independent: each gets its own gradient
+            # pictures independent: each gets its own gradient
+            grads = torch.autograd.grad(logits[:, c].sum(), kept, retain_graph=True)
             B, T = images.shape[0], kept[0].shape[-1]
             R = torch.eye(T, dtype=images.dtype).expand(B, T, T)
-            for weights in kept:
-                mean = (weights.grad * weights).clamp(min=0).mean(dim=1)  # (B, T, T)
+            for weights, grad in zip(kept, grads, strict=True):
+                mean = (grad * weights).clamp(min=0).mean(dim=1)  # (B, T, T)
                 R = R + mean @ R
             maps.append(R[:, 0, 1:].detach())
     finally:
@@ -270,31 +297,28 @@ def _autograd_rollout(model: torch.nn.Module, images: torch.Tensor) -> torch.Ten
 
 
 def test_gradient_rollout_equals_autograd_on_all_397_pictures_and_every_class(
-    page: Page, models, test_pictures
+    shared: Page, models, test_pictures
 ):
-    vit, vit64 = models
+    _, vit64 = models
     images, _ = test_pictures
     js = _f64(
-        page.evaluate(
+        _evaluate_json(
+            shared,
             """() => [...Array(vxVit.numPictures).keys()].map(k => {
                  const run = vxVit.forwardKept(vxVit.model, vxVit.pixels(vxVit.testPicture(k)));
                  return [...Array(10).keys()].map(c =>
                    vxVit.gradientRollout(vxVit.model, run, c)[0].slice(1));
-               })"""
+               })""",
         )
     ).permute(1, 0, 2)  # (10, 397, 16)
     reference64 = _autograd_rollout(vit64, images.double())
-    reference32 = _autograd_rollout(vit, images).double()  # the shipped float32 model
     worst64 = float((js - reference64).abs().max())
-    worst32 = float((js - reference32).abs().max())
     print(
         f"\ngradient-weighted rollout, 397 pictures x 10 classes: largest difference "
-        f"{worst64:.1e} (autograd in float64), {worst32:.1e} (in float32); largest value "
-        f"{float(reference64.abs().max()):.2f}"
+        f"{worst64:.1e} (autograd in float64); largest value {float(reference64.abs().max()):.2f}"
     )
     assert js.shape == reference64.shape == (10, 397, 16)
-    assert worst64 < 1e-10  # the same weights in float64: JavaScript's arithmetic
-    assert worst32 < 1e-5  # float32's own rounding
+    assert worst64 < 1e-10  # the shipped weights in float64: JavaScript's arithmetic
     # a map of its class, not the same for every class (as plain rollout is)
     assert float((js - js[:1]).abs().amax(dim=(0, 2)).min()) > 1e-3
 
@@ -341,13 +365,15 @@ def test_class_picker_by_keyboard_announces_the_class_map(page: Page, models, te
 # --- the twin models and Scramble -----------------------------------------------------------------
 
 # every test picture with 5 shuffles of its own (seeds 5k + 1 .. 5k + 5): per scramble the order
-# and both models' logits on the picture in order and scrambled, as the page computes them
+# and both models' logits on the picture in order and scrambled, as the page computes them (given,
+# as the page gives it, the position model's logits in order from its own forward pass)
 SCRAMBLES = """() => {
   const models = {learned: vxVit.model, none: vxVit.twin}, out = [];
   for (let k = 0; k < vxVit.numPictures; k++) {
     const image = vxVit.pixels(vxVit.testPicture(k));
+    const inOrder = vxVit.forward(vxVit.model, image, 1).logits[0];
     for (let seed = 5 * k + 1; seed <= 5 * k + 5; seed++) {
-      const order = vxVit.shuffled(seed, 16), t = vxVit.twinAnswers(models, image, order, null);
+      const order = vxVit.shuffled(seed, 16), t = vxVit.twinAnswers(models, image, order, inOrder);
       out.push([k, order, t.learned.inOrder.logits, t.learned.scrambled.logits,
                 t.none.inOrder.logits, t.none.scrambled.logits, Array.from(t.picture)]);
     }
@@ -363,9 +389,9 @@ def _scrambled(images: torch.Tensor, orders: torch.Tensor) -> torch.Tensor:
     return rearrange(moved, "b (h w) (c p1 p2) -> b c (h p1) (w p2)", h=4, p1=2, p2=2)
 
 
-def test_scramble_moves_the_position_model_and_not_its_twin(page: Page, test_pictures):
+def test_scramble_moves_the_position_model_and_not_its_twin(shared: Page, test_pictures):
     images, _ = test_pictures
-    rows = page.evaluate(SCRAMBLES)
+    rows = _evaluate_json(shared, SCRAMBLES)
     pictures = torch.tensor([r[0] for r in rows])
     orders = torch.tensor([r[1] for r in rows])  # (1985, 16)
     learned, learned_s, none, none_s = (_f64([r[i] for r in rows]) for i in (2, 3, 4, 5))
@@ -393,14 +419,14 @@ def test_scramble_moves_the_position_model_and_not_its_twin(page: Page, test_pic
     # and what the page computes is what the package's models give
     vit64 = vx.load_trained_digits_vit("learned").double()
     twin64 = vx.load_trained_digits_vit("none").double()
-    with torch.no_grad():
-        for model, js, picture in (
-            (vit64, learned, images[pictures].double()),
-            (vit64, learned_s, scrambled),
-            (twin64, none, images[pictures].double()),
-            (twin64, none_s, scrambled),
+    with torch.no_grad():  # in order: each picture once (its 5 rows are the same)
+        for js, expected in (
+            (learned, vit64(images.double())[pictures]),
+            (learned_s, vit64(scrambled)),
+            (none, twin64(images.double())[pictures]),
+            (none_s, twin64(scrambled)),
         ):
-            torch.testing.assert_close(js, model(picture), rtol=0, atol=1e-9)
+            torch.testing.assert_close(js, expected, rtol=0, atol=1e-9)
 
 
 def test_scramble_by_keyboard_is_announced(page: Page, test_pictures):
@@ -595,8 +621,8 @@ def test_slider_picks_every_test_picture_by_keyboard(page: Page, models, test_pi
     assert label.startswith("Block 1, head 1: patch row 2, column 2 attends most to")
 
 
-def test_every_map_has_a_text_alternative(page: Page):
-    labels = page.evaluate(
+def test_every_map_has_a_text_alternative(shared: Page):
+    labels = shared.evaluate(
         """[...document.querySelectorAll('#vx-vit canvas')].map(c =>
              [c.getAttribute('role'), c.getAttribute('aria-label')])"""
     )
@@ -604,7 +630,7 @@ def test_every_map_has_a_text_alternative(page: Page):
     assert len(labels) == 1 + 16 + 2 + 2
     assert all(label and len(label.split()) >= 8 for _, label in labels), labels
     assert {role for role, _ in labels} == {"img", "application"}
-    controls = page.evaluate(
+    controls = shared.evaluate(
         """[...document.querySelectorAll(
               '#vx-vit input, #vx-vit select, #vx-vit button, #vx-vit [tabindex]')]
              .map(e => [e.tagName, (e.labels && e.labels[0] ? e.labels[0].textContent
