@@ -4,6 +4,7 @@ import math
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 from vitexplain import (
     ViT,
@@ -49,6 +50,7 @@ def test_grid_neighbours_equals_the_definition():
             (ra, ca), (rb, cb) = divmod(a, cols), divmod(b, cols)
             assert bool(near[a, b]) == (abs(ra - rb) + abs(ca - cb) == 1)
     assert near.sum().item() == 2 * (rows * (cols - 1) + cols * (rows - 1))  # 22 pairs, both ways
+    assert torch.equal(grid_neighbours(3), grid_neighbours((3, 3)))  # one int: a square grid
 
 
 def _loop_wins_and_contrast(sim, margin):
@@ -122,7 +124,7 @@ def test_token_position_logits_is_the_head_on_every_patch_token():
         assert torch.allclose(logits, model.head(model.forward_features(x))[:, 1:], atol=1e-6)
 
 
-def test_training_where_am_i_teaches_the_learned_table_the_grid():
+def test_training_where_am_i_teaches_the_learned_table_the_grid(one_thread):
     model = _where_vit()
     start = model.pos_embed.detach().clone()
     images = torch.rand(64, 1, 20, 30, generator=torch.Generator().manual_seed(1))
@@ -145,6 +147,45 @@ def test_a_tiny_sigma_gives_one_hot_targets():
 def test_neighbour_checks_refuse_grids_without_a_contrast():
     with pytest.raises(ValueError, match="1 x 2 grid, where some patch has no neighbour"):
         neighbour_contrast(torch.ones(1, 2, 1, 2))
+    # 1 x 3: the middle patch has neighbours but no other patch (the ends have both)
+    message = (
+        "similarity is of a 1 x 3 grid, where some patch has no neighbour or no other patch to "
+        "compare with: the grid needs at least 2 x 2 or 1 x 4 patches"
+    )
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        neighbour_contrast(torch.ones(1, 3, 1, 3))
     with pytest.raises(ValueError, match="1 x 1 grid, where some patch has no neighbour"):
         neighbour_wins(torch.ones(1, 1, 1, 1))
     assert neighbour_contrast(grid_similarity(torch.randn(4, 8), 2)).isfinite().all()  # 2 x 2
+
+
+def test_where_am_i_loss_is_the_cross_entropy_of_rows_and_columns():
+    """One batch: the epoch's loss is the model's loss before its step, the row cross-entropy
+    plus the column one, against the one-hot answers (sigma 0) or the soft ones of
+    position_targets."""
+    images = torch.rand(6, 1, 20, 30, generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        logits = token_position_logits(_where_vit(), images)  # (6, 6 tokens, 2 rows + 3 cols)
+    true_rows, true_cols = torch.arange(6) // 3, torch.arange(6) % 3
+    hard = F.cross_entropy(logits[..., :2].flatten(0, 1), true_rows.repeat(6)) + F.cross_entropy(
+        logits[..., 2:].flatten(0, 1), true_cols.repeat(6)
+    )
+    row_t, col_t = position_targets((2, 3), 0.5)
+    soft = F.cross_entropy(logits[..., :2].flatten(0, 1), row_t.repeat(6, 1)) + F.cross_entropy(
+        logits[..., 2:].flatten(0, 1), col_t.repeat(6, 1)
+    )
+    for sigma, expected in ((0.0, hard), (0.5, soft)):
+        history = train_where_am_i(_where_vit(), images, (2, 3), sigma, epochs=1, batch_size=6)
+        assert math.isclose(history["loss"][0], float(expected), rel_tol=1e-5)
+    with pytest.raises(ValueError, match="^a 2 x 3 grid needs a model with 5 outputs$"):
+        train_where_am_i(_where_vit(num_classes=4), images, (2, 3))
+
+
+def test_where_am_i_defaults_are_the_notebooks(one_thread):
+    """Notebook 07 leaves the batch size and the seed to their defaults: 12 epochs of batches of
+    32 in the order of seed 0, sigma 1, lr 3e-3 (33 pictures: a batch of 32 and one of 1)."""
+    images = torch.rand(33, 1, 4, 4, generator=torch.Generator().manual_seed(3))
+    square = {"img_size": 4, "patch_size": 2, "num_classes": 4}  # 2 x 2: one int is a square
+    default = train_where_am_i(_where_vit(**square), images, 2)
+    options = {"sigma": 1.0, "epochs": 12, "batch_size": 32, "lr": 3e-3, "seed": 0}
+    assert default == train_where_am_i(_where_vit(**square), images, (2, 2), **options)
