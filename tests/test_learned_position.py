@@ -137,6 +137,13 @@ def test_training_where_am_i_teaches_the_learned_table_the_grid(one_thread):
 
 def test_a_tiny_sigma_gives_one_hot_targets():
     one_hot = position_targets((3, 5), sigma=0)
+    rows, _ = position_targets((3, 5), sigma=0.09)  # exp(-61.7) = 1.6e-27: still a float32
+    expected = math.exp(-1 / (2 * 0.09**2)) / (1 + math.exp(-1 / (2 * 0.09**2)))  # row 0's row 1
+    assert math.isclose(float(rows[0, 1]), expected, rel_tol=1e-5)
+    assert all(
+        torch.equal(a, b)
+        for a, b in zip(position_targets(3), position_targets((3, 3), 1.0), strict=True)
+    )
     for sigma in (1e-200, 1e-3):
         rows, cols = position_targets((3, 5), sigma=sigma)
         assert torch.equal(rows, one_hot[0]) and torch.equal(cols, one_hot[1])
@@ -159,26 +166,57 @@ def test_neighbour_checks_refuse_grids_without_a_contrast():
     assert neighbour_contrast(grid_similarity(torch.randn(4, 8), 2)).isfinite().all()  # 2 x 2
 
 
-def test_where_am_i_loss_is_the_cross_entropy_of_rows_and_columns():
-    """One batch: the epoch's loss is the model's loss before its step, the row cross-entropy
-    plus the column one, against the one-hot answers (sigma 0) or the soft ones of
-    position_targets."""
+def test_where_am_i_is_adam_on_the_row_and_column_cross_entropy():
+    """Full batches: the loss of epoch 1 is the row cross-entropy plus the column one against
+    the one-hot (sigma 0) or soft answers; that of epoch 2 follows one step of PyTorch's Adam
+    (no weight decay); the accuracy counts the tokens whose row and column are both right."""
     images = torch.rand(6, 1, 20, 30, generator=torch.Generator().manual_seed(2))
-    with torch.no_grad():
-        logits = token_position_logits(_where_vit(), images)  # (6, 6 tokens, 2 rows + 3 cols)
-    true_rows, true_cols = torch.arange(6) // 3, torch.arange(6) % 3
-    hard = F.cross_entropy(logits[..., :2].flatten(0, 1), true_rows.repeat(6)) + F.cross_entropy(
-        logits[..., 2:].flatten(0, 1), true_cols.repeat(6)
-    )
-    row_t, col_t = position_targets((2, 3), 0.5)
-    soft = F.cross_entropy(logits[..., :2].flatten(0, 1), row_t.repeat(6, 1)) + F.cross_entropy(
-        logits[..., 2:].flatten(0, 1), col_t.repeat(6, 1)
-    )
-    for sigma, expected in ((0.0, hard), (0.5, soft)):
-        history = train_where_am_i(_where_vit(), images, (2, 3), sigma, epochs=1, batch_size=6)
-        assert math.isclose(history["loss"][0], float(expected), rel_tol=1e-5)
+    true_rows, true_cols = torch.arange(6) // 3, torch.arange(6) % 3  # of each patch token
+
+    def loss_by_hand(model, sigma):
+        logits = token_position_logits(model, images).flatten(0, 1)  # (6 * 6 tokens, 2 + 3)
+        rows, cols = (true_rows.repeat(6), true_cols.repeat(6))
+        if sigma > 0:
+            soft_rows, soft_cols = position_targets((2, 3), sigma)
+            rows, cols = soft_rows.repeat(6, 1), soft_cols.repeat(6, 1)
+        return F.cross_entropy(logits[:, :2], rows) + F.cross_entropy(logits[:, 2:], cols)
+
+    for sigma in (0.0, 0.5):
+        reference = _where_vit()
+        adam = torch.optim.Adam(reference.parameters(), lr=1e-2)
+        first = loss_by_hand(reference, sigma)
+        first.backward()
+        adam.step()
+        with torch.no_grad():
+            second = loss_by_hand(reference, sigma)
+        model = _where_vit()
+        history = train_where_am_i(model, images, (2, 3), sigma, epochs=2, batch_size=6, lr=1e-2)
+        assert math.isclose(history["loss"][0], first.item(), rel_tol=1e-5)
+        assert math.isclose(history["loss"][1], float(second), rel_tol=1e-4)
+        with torch.no_grad():
+            logits = token_position_logits(model, images)  # the trained model, (6, 6, 5)
+        right = (logits[..., :2].argmax(-1) == true_rows) & (
+            logits[..., 2:].argmax(-1) == true_cols
+        )
+        assert history["accuracy"][-1] == right.double().mean().item()
     with pytest.raises(ValueError, match="^a 2 x 3 grid needs a model with 5 outputs$"):
         train_where_am_i(_where_vit(num_classes=4), images, (2, 3))
+
+
+def test_where_am_i_seed_orders_the_batches_only():
+    """Batches of 4 of 8 pictures: another seed, another history; one full batch: the order
+    does not matter, so the seed changes nothing (it is no weight decay)."""
+    images = torch.rand(8, 1, 4, 4, generator=torch.Generator().manual_seed(4))
+    tiny = {"img_size": 4, "patch_size": 2, "num_classes": 4}
+
+    def run(seed, batch_size):
+        h = train_where_am_i(
+            _where_vit(**tiny), images, 2, epochs=2, batch_size=batch_size, seed=seed
+        )
+        return torch.tensor(h["loss"])
+
+    assert not torch.allclose(run(0, 4), run(5, 4), rtol=1e-4)
+    assert torch.allclose(run(0, 8), run(5, 8), rtol=1e-5)
 
 
 def test_where_am_i_defaults_are_the_notebooks(one_thread):
