@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from vitexplain import (
+    ViT,
     attention_entropy,
     attention_maps,
     attention_rollout,
@@ -32,16 +33,17 @@ def _random_maps(depth=3, b=2, h=2, n=5, seed=0):
 
 
 def test_rollout_is_the_product_of_the_renormalised_layers():
-    maps = _random_maps()
+    maps = _random_maps(b=3)  # 3 pictures of 2 heads: the batch is not the head axis
     got = attention_rollout(maps)
-    for b in range(2):
+    assert got.shape == (3, 5, 5)
+    for b in range(3):
         expected = np.eye(5)
         for weights in maps:  # a loop of the definition, in NumPy
             a = weights[b].numpy().mean(0) + np.eye(5)
             a = a / a.sum(1, keepdims=True)
             expected = a @ expected
         np.testing.assert_allclose(got[b].numpy(), expected, atol=1e-12)
-    assert torch.allclose(got.sum(-1), torch.ones(2, 5, dtype=torch.float64))
+    assert torch.allclose(got.sum(-1), torch.ones(3, 5, dtype=torch.float64))
     plain = attention_rollout(maps, residual=False)
     expected = maps[2].mean(1) @ maps[1].mean(1) @ maps[0].mean(1)
     assert torch.allclose(plain, expected, atol=1e-6)
@@ -65,6 +67,10 @@ def test_mean_attention_distance_matches_a_loop():
     local = [torch.eye(7, dtype=torch.float64)[None, None]]  # every patch attends to itself
     assert mean_attention_distance(local, (2, 3), 4).item() == 0
     assert mean_attention_distance(uniform, (2, 3), 4).item() > 0
+    square = _random_maps(depth=1, n=1 + 4)  # one int is a square grid
+    assert torch.equal(
+        mean_attention_distance(square, 2, 4), mean_attention_distance(square, (2, 2), 4)
+    )
 
 
 def test_occlusion_map_matches_hiding_one_patch_at_a_time(model):
@@ -131,7 +137,6 @@ def test_occlusion_map_target_is_checked_and_any_int_form_gives_the_same_map(mod
     assert math.isclose(float(expected[0, 0, 0]), float(p), abs_tol=1e-6)
     for same in ([3, 5], np.array([3, 5]), torch.tensor([3, 5], dtype=torch.int32)):
         assert torch.equal(occlusion_map(model, images, 2, target=same), expected)
-    torch.nn.Sequential(torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(1, 2))
 
 
 def test_rank_correlation_of_one_picture_and_of_many_values():
@@ -161,11 +166,14 @@ def test_rollout_of_mixed_dtypes_is_the_float64_rollout():
     assert got.dtype == torch.float64
     expected = attention_rollout([maps[0].float().double(), maps[1], maps[2].float().double()])
     assert torch.equal(got, expected)
+    half = [m.bfloat16() for m in maps]  # 16-bit maps: the identity added in their dtype
+    got = attention_rollout(half)
+    assert got.dtype == torch.bfloat16
+    expected = attention_rollout([m.double() for m in half])
+    assert torch.allclose(got.double(), expected, atol=0.05)
 
 
-def test_rollout_refuses_what_is_not_attention_weights():
-    _random_maps(depth=2)
-    torch.randn(2, 2, 5, 5, dtype=torch.float64)
+def test_rollout_of_float32_rows_summing_to_one_up_to_rounding_sums_to_one():
     uniform = [torch.full((1, 1, 17, 17), 1 / 17)]  # float32 rows summing to 1 up to rounding
     assert torch.allclose(attention_rollout(uniform).sum(-1), torch.ones(1, 17))
 
@@ -253,6 +261,8 @@ def test_reference_attention_distances_match_the_grid():
         got = float(mean_attention_distance([m], (4, 4), patch_size=2))
         assert math.isclose(got, expected, abs_tol=1e-12), kind
     assert round(neighbours, 2) == 1.48 and round(uniform, 2) == 4.02
+    for kind in ("self", "neighbours", "uniform", "farthest"):  # one int is a square grid
+        assert torch.equal(reference_attention(4, kind), reference_attention((4, 4), kind))
     with pytest.raises(ValueError, match="kind must be one of"):
         reference_attention((4, 4), "local")
 
@@ -271,3 +281,52 @@ def test_top_k_overlap_matches_sets_and_its_chance_level():
     ties = torch.tensor([[1.0, 2.0, 2.0, 0.0]])  # index 1 counts before index 2
     assert float(top_k_overlap(ties, torch.tensor([[0.0, 1.0, 0.0, 0.0]]), 1)) == 1.0
     assert float(top_k_overlap(ties, torch.tensor([[0.0, 0.0, 1.0, 0.0]]), 1)) == 0.0
+
+
+def test_reference_attention_is_its_definition_by_loops_on_a_grid_of_15():
+    """Each kind against a loop over a 3 x 5 grid with two prefix tokens (1/15 is no binary
+    fraction: the weights are float64 throughout)."""
+    cells = [divmod(i, 5) for i in range(15)]
+
+    def dist(i, j):
+        return math.dist(cells[i], cells[j])
+
+    keeps = {
+        "self": lambda i, j: i == j,
+        "neighbours": lambda i, j: dist(i, j) <= 1,
+        "uniform": lambda i, j: True,
+        "farthest": lambda i, j: dist(i, j) == max(dist(i, x) for x in range(15)),
+    }
+    for kind, keep in keeps.items():
+        expected = torch.eye(17, dtype=torch.float64)  # the prefix rows attend to themselves
+        for i in range(15):
+            keys = [j for j in range(15) if keep(i, j)]
+            expected[2 + i, 2 + i] = 0.0
+            for j in keys:
+                expected[2 + i, 2 + j] = 1 / len(keys)
+        got = reference_attention((3, 5), kind, num_prefix_tokens=2)
+        assert got.dtype == torch.float64 and got.shape == (1, 1, 17, 17)
+        assert torch.allclose(got[0, 0], expected, rtol=1e-15, atol=0), kind
+
+
+def test_top_k_overlap_counts_the_lower_index_first_among_ties_on_long_rows():
+    """Rows of 32 entries from {0, 1, 2}: past 16 entries PyTorch's unstable sort reorders ties."""
+    g = torch.Generator().manual_seed(6)
+    a = torch.randint(0, 3, (40, 32), generator=g).float()
+    b = torch.randint(0, 3, (40, 32), generator=g).float()
+
+    def top(x, i, k):  # highest first, the lower index first among equal values
+        return set(sorted(range(32), key=lambda j: (-float(x[i, j]), j))[:k])
+
+    for k in (1, 5):
+        got = top_k_overlap(a, b, k)
+        for i in range(40):
+            assert float(got[i]) == len(top(a, i, k) & top(b, i, k)) / k
+    assert torch.equal(top_k_overlap(a, b), top_k_overlap(a, b, 1))  # the default k is 1
+
+
+def test_embedding_components_default_to_eight():
+    torch.manual_seed(0)
+    vit = ViT((8, 8), 4, num_classes=2, embed_dim=16, depth=1, num_heads=1)  # 16-pixel filters
+    components, explained = embedding_components(vit)
+    assert components.shape == (8, 1, 4, 4) and explained.shape == (8,)

@@ -4,6 +4,7 @@ import math
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 from vitexplain import (
     ViT,
@@ -49,6 +50,7 @@ def test_grid_neighbours_equals_the_definition():
             (ra, ca), (rb, cb) = divmod(a, cols), divmod(b, cols)
             assert bool(near[a, b]) == (abs(ra - rb) + abs(ca - cb) == 1)
     assert near.sum().item() == 2 * (rows * (cols - 1) + cols * (rows - 1))  # 22 pairs, both ways
+    assert torch.equal(grid_neighbours(3), grid_neighbours((3, 3)))  # one int: a square grid
 
 
 def _loop_wins_and_contrast(sim, margin):
@@ -122,7 +124,7 @@ def test_token_position_logits_is_the_head_on_every_patch_token():
         assert torch.allclose(logits, model.head(model.forward_features(x))[:, 1:], atol=1e-6)
 
 
-def test_training_where_am_i_teaches_the_learned_table_the_grid():
+def test_training_where_am_i_teaches_the_learned_table_the_grid(one_thread):
     model = _where_vit()
     start = model.pos_embed.detach().clone()
     images = torch.rand(64, 1, 20, 30, generator=torch.Generator().manual_seed(1))
@@ -135,6 +137,13 @@ def test_training_where_am_i_teaches_the_learned_table_the_grid():
 
 def test_a_tiny_sigma_gives_one_hot_targets():
     one_hot = position_targets((3, 5), sigma=0)
+    rows, _ = position_targets((3, 5), sigma=0.09)  # exp(-61.7) = 1.6e-27: still a float32
+    expected = math.exp(-1 / (2 * 0.09**2)) / (1 + math.exp(-1 / (2 * 0.09**2)))  # row 0's row 1
+    assert math.isclose(float(rows[0, 1]), expected, rel_tol=1e-5)
+    assert all(
+        torch.equal(a, b)
+        for a, b in zip(position_targets(3), position_targets((3, 3), 1.0), strict=True)
+    )
     for sigma in (1e-200, 1e-3):
         rows, cols = position_targets((3, 5), sigma=sigma)
         assert torch.equal(rows, one_hot[0]) and torch.equal(cols, one_hot[1])
@@ -145,6 +154,76 @@ def test_a_tiny_sigma_gives_one_hot_targets():
 def test_neighbour_checks_refuse_grids_without_a_contrast():
     with pytest.raises(ValueError, match="1 x 2 grid, where some patch has no neighbour"):
         neighbour_contrast(torch.ones(1, 2, 1, 2))
+    # 1 x 3: the middle patch has neighbours but no other patch (the ends have both)
+    message = (
+        "similarity is of a 1 x 3 grid, where some patch has no neighbour or no other patch to "
+        "compare with: the grid needs at least 2 x 2 or 1 x 4 patches"
+    )
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        neighbour_contrast(torch.ones(1, 3, 1, 3))
     with pytest.raises(ValueError, match="1 x 1 grid, where some patch has no neighbour"):
         neighbour_wins(torch.ones(1, 1, 1, 1))
     assert neighbour_contrast(grid_similarity(torch.randn(4, 8), 2)).isfinite().all()  # 2 x 2
+
+
+def test_where_am_i_is_adam_on_the_row_and_column_cross_entropy():
+    """Full batches: the loss of epoch 1 is the row cross-entropy plus the column one against
+    the one-hot (sigma 0) or soft answers; that of epoch 2 follows one step of PyTorch's Adam
+    (no weight decay); the accuracy counts the tokens whose row and column are both right."""
+    images = torch.rand(6, 1, 20, 30, generator=torch.Generator().manual_seed(2))
+    true_rows, true_cols = torch.arange(6) // 3, torch.arange(6) % 3  # of each patch token
+
+    def loss_by_hand(model, sigma):
+        logits = token_position_logits(model, images).flatten(0, 1)  # (6 * 6 tokens, 2 + 3)
+        rows, cols = (true_rows.repeat(6), true_cols.repeat(6))
+        if sigma > 0:
+            soft_rows, soft_cols = position_targets((2, 3), sigma)
+            rows, cols = soft_rows.repeat(6, 1), soft_cols.repeat(6, 1)
+        return F.cross_entropy(logits[:, :2], rows) + F.cross_entropy(logits[:, 2:], cols)
+
+    for sigma in (0.0, 0.5):
+        reference = _where_vit()
+        adam = torch.optim.Adam(reference.parameters(), lr=1e-2)
+        first = loss_by_hand(reference, sigma)
+        first.backward()
+        adam.step()
+        with torch.no_grad():
+            second = loss_by_hand(reference, sigma)
+        model = _where_vit()
+        history = train_where_am_i(model, images, (2, 3), sigma, epochs=2, batch_size=6, lr=1e-2)
+        assert math.isclose(history["loss"][0], first.item(), rel_tol=1e-5)
+        assert math.isclose(history["loss"][1], float(second), rel_tol=1e-4)
+        with torch.no_grad():
+            logits = token_position_logits(model, images)  # the trained model, (6, 6, 5)
+        right = (logits[..., :2].argmax(-1) == true_rows) & (
+            logits[..., 2:].argmax(-1) == true_cols
+        )
+        assert history["accuracy"][-1] == right.double().mean().item()
+    with pytest.raises(ValueError, match="^a 2 x 3 grid needs a model with 5 outputs$"):
+        train_where_am_i(_where_vit(num_classes=4), images, (2, 3))
+
+
+def test_where_am_i_seed_orders_the_batches_only():
+    """Batches of 4 of 8 pictures: another seed, another history; one full batch: the order
+    does not matter, so the seed changes nothing (it is no weight decay)."""
+    images = torch.rand(8, 1, 4, 4, generator=torch.Generator().manual_seed(4))
+    tiny = {"img_size": 4, "patch_size": 2, "num_classes": 4}
+
+    def run(seed, batch_size):
+        h = train_where_am_i(
+            _where_vit(**tiny), images, 2, epochs=2, batch_size=batch_size, seed=seed
+        )
+        return torch.tensor(h["loss"])
+
+    assert not torch.allclose(run(0, 4), run(5, 4), rtol=1e-4)
+    assert torch.allclose(run(0, 8), run(5, 8), rtol=1e-5)
+
+
+def test_where_am_i_defaults_are_the_notebooks(one_thread):
+    """Notebook 07 leaves the batch size and the seed to their defaults: 12 epochs of batches of
+    32 in the order of seed 0, sigma 1, lr 3e-3 (33 pictures: a batch of 32 and one of 1)."""
+    images = torch.rand(33, 1, 4, 4, generator=torch.Generator().manual_seed(3))
+    square = {"img_size": 4, "patch_size": 2, "num_classes": 4}  # 2 x 2: one int is a square
+    default = train_where_am_i(_where_vit(**square), images, 2)
+    options = {"sigma": 1.0, "epochs": 12, "batch_size": 32, "lr": 3e-3, "seed": 0}
+    assert default == train_where_am_i(_where_vit(**square), images, (2, 2), **options)

@@ -1,5 +1,7 @@
 """vitexplain.torch_modules: our modules rebuilt as PyTorch's own give the same numbers."""
 
+import re
+
 import pytest
 import torch
 from torch import nn
@@ -28,6 +30,9 @@ def test_patch_embed_to_conv_is_timms_conv_with_the_same_numbers(img_size, p, c,
     with torch.no_grad():
         conv.weight.zero_()
     assert embed.proj.weight.abs().sum() > 0
+    conv = patch_embed_to_conv(embed.double())  # the embedding's dtype, every bit of it
+    assert conv.weight.dtype == torch.float64
+    assert torch.equal(conv.weight, embed.proj.weight.view(d, c, p, p))
 
 
 def _multihead_attention_by_hand(attn, bias):
@@ -73,8 +78,16 @@ def test_to_torch_multihead_attention_handles_bias_dtype_and_copies():
 
 
 def test_to_torch_multihead_attention_rejects_what_pytorch_cannot_hold():
-    with pytest.raises(ValueError, match="attn.scale = 0.5 is not head_dim"):
+    message = (
+        "attn.scale = 0.5 is not head_dim ** -0.5 = 0.25, the only scale nn.MultiheadAttention uses"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         to_torch_multihead_attention(Attention(64, num_heads=4, qk_scale=0.5))
+    message = "attn maps 64 -> 192 (qkv) -> 32 (proj); nn.MultiheadAttention needs 64 -> 192 -> 64"
+    attn = Attention(64, num_heads=4)
+    attn.proj = nn.Linear(64, 32)  # only the output projection is off
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        to_torch_multihead_attention(attn)
 
 
 @pytest.mark.parametrize("heads, bias", [(1, False), (4, True), (6, False)])
