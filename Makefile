@@ -105,8 +105,12 @@ lab-refresh: $(STAMP)
 # match), with its figures written to a temporary folder (VITEXPLAIN_FIGURES_DIR), never into
 # figures/; then those figures are compared with the committed ones (nbval skips images). The
 # sanitize file comes from pyproject.toml's addopts, as for a plain `pytest --nbval notebooks/`.
+# Two at a time, the longest first (a notebook that starts last decides when the run ends):
+# xdist keeps the order given (--no-loadscope-reorder; by default it starts the notebooks with
+# the most cells first, which left 07, one that trains, to the end).
 NBVAL := $(BIN)/python -m pytest -p no:cacheprovider --nbval --nbval-current-env \
-    -n $(NB_WORKERS) --dist loadfile
+    -n $(NB_WORKERS) --dist loadfile --no-loadscope-reorder
+NB_LONGEST_FIRST = $(shell $(BIN)/python scripts/execute_notebooks.py --order $(NOTEBOOKS))
 # Another CPU on this one: the kernels of a machine without AVX. Three libraries pick their SIMD
 # code per CPU, which moves float results in the last bits: PyTorch (ATen, and oneDNN and MKL
 # beneath it) and NumPy, each limited by its own variable. Stored outputs must not care.
@@ -124,7 +128,7 @@ test-notebooks: $(STAMP)
 ifneq ($(NOTEBOOKS),)
 	@fresh=$$(mktemp -d -t vitexplain-figures.XXXXXX); \
 	echo "notebooks under nbval$(if $(NB_ENV), with $(NB_ENV),); figures into $$fresh"; \
-	env VITEXPLAIN_FIGURES_DIR=$$fresh $(NB_ENV) $(NBVAL) notebooks/; \
+	env VITEXPLAIN_FIGURES_DIR=$$fresh $(NB_ENV) $(NBVAL) $(NB_LONGEST_FIRST); \
 	$(BIN)/python scripts/compare_figures.py $$fresh --reference figures; \
 	rm -rf $$fresh
 else

@@ -201,9 +201,12 @@ def test_every_notebook_passes_nbval_outside_the_repository_and_writes_nothing(
     assert len(NOTEBOOKS) >= 8
     shutil.copy(ROOT / "tests" / "nbval_sanitize.cfg", tmp_path)
     before = sorted(p.name for p in folder.iterdir())
-    # Two notebooks at a time when pytest-xdist is there (one kernel each; most of a
-    # notebook's time is kernel start and imports, on one core).
-    parallel = ["-n", "2", "--dist", "loadfile"] if importlib.util.find_spec("xdist") else []
+    # Two notebooks at a time when pytest-xdist is there (one kernel each), the longest first
+    # and in that order (the one that starts last decides when the run ends).
+    parallel = ["-n", "2", "--dist", "loadfile", "--no-loadscope-reorder"]
+    parallel = parallel if importlib.util.find_spec("xdist") else []
+    order = [sys.executable, ROOT / "scripts" / "execute_notebooks.py", "--order", *NOTEBOOKS]
+    longest_first = subprocess.run(order, capture_output=True, text=True, check=True).stdout
     result = subprocess.run(
         [
             sys.executable,
@@ -221,7 +224,7 @@ def test_every_notebook_passes_nbval_outside_the_repository_and_writes_nothing(
             "addopts=",
             "--rootdir",
             folder,
-            folder,
+            *(folder / Path(path).name for path in longest_first.split()),
         ],
         cwd=folder,
         env={**_outside_env(installed), "VITEXPLAIN_FIGURES_DIR": str(figures)},
