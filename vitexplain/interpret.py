@@ -347,7 +347,7 @@ def top_k_overlap(a: torch.Tensor, b: torch.Tensor, k: int = 1) -> torch.Tensor:
     Returns:
         Tensor of shape (B,): the share of ``a``'s top k among ``b``'s top k, in [0, 1].
     """
-    a, b = a.flatten(1) if a.ndim > 1 else a[:, None], b.flatten(1) if b.ndim > 1 else b[:, None]
+    a, b = a.flatten(1), b.flatten(1)  # (B, M)
 
     def top(x: torch.Tensor) -> torch.Tensor:
         order = torch.sort(x, dim=1, descending=True, stable=True).indices[:, :k]  # (B, k)
