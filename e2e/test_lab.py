@@ -47,6 +47,7 @@ RUN_ALL_TIMEOUT = 180_000  # ms: Run All of notebook 03 in a live kernel (~25 s 
 NO_POPUP_WINDOW = 5.0  # s after the notebook has rendered in which no pop-up may appear
 
 CELL = ".jp-NotebookPanel .jp-Notebook .jp-Cell"
+LAB_BUSY = ".jp-NotebookPanel, .jp-Dialog"  # a notebook open, or a dialog
 OUTPUT_IMG = ".jp-OutputArea-output img"
 
 
@@ -122,11 +123,18 @@ def stored_errors(cell: dict) -> int:
 
 def open_notebook(page: Page, lab, path: Path, nb: dict) -> float:
     """Open the series' version of a notebook (written into the working copy: an earlier test
-    may have saved it there changed) in a fresh Lab workspace (?reset: no tab restored from a
-    previous test), wait until every cell is attached and every stored figure has loaded;
-    return the time."""
+    may have saved it there changed): in the Lab already on the page when nothing is open there,
+    else in a fresh Lab workspace (?reset: no tab restored from a previous test); wait until
+    every cell is attached and every stored figure has loaded; return the time."""
     (lab.notebooks / path.name).write_bytes(path.read_bytes())  # the series' notebook
-    page.goto(lab.url(f"lab/tree/{path.name}", "reset"))
+    if page.url.startswith(lab.base_url) and not page.locator(LAB_BUSY).count():
+        # Lab is up with nothing open (close_notebook): File > Open from Path, as a reader can,
+        # and Lab is not loaded again.
+        file_menu(page, "Open from Path…")
+        page.locator(".jp-Dialog input").fill(path.name)
+        page.keyboard.press("Enter")
+    else:
+        page.goto(lab.url(f"lab/tree/{path.name}", "reset"))
     expect(page.locator(".jp-NotebookPanel")).to_have_count(1, timeout=RENDER_TIMEOUT)
     expect(page.locator(CELL)).to_have_count(len(nb["cells"]), timeout=RENDER_TIMEOUT)
     expected = sum(stored_images(nb).values())
@@ -143,6 +151,25 @@ def open_notebook(page: Page, lab, path: Path, nb: dict) -> float:
         timeout=RENDER_TIMEOUT,
     )
     return time.monotonic()
+
+
+def file_menu(page: Page, item: str) -> None:
+    page.get_by_role("menuitem", name="File", exact=True).click()
+    page.get_by_role("menuitem", name=item, exact=True).click()
+
+
+def close_notebook(page: Page) -> None:
+    """Close every tab (File > Close All Tabs), discarding what the test changed
+    (opened reveals): the next open_notebook opens its notebook in the same Lab."""
+    file_menu(page, "Close All Tabs")
+    discard = page.locator(".jp-Dialog button", has_text="Discard")
+    page.wait_for_function(  # the notebook closed, or Lab asking whether to save it
+        """() => !document.querySelector('.jp-NotebookPanel') || [...document.querySelectorAll(
+            '.jp-Dialog button')].some((b) => b.textContent.trim() === 'Discard')"""
+    )
+    if discard.count():
+        discard.click()
+    expect(page.locator(LAB_BUSY)).to_have_count(0)
 
 
 def errors_per_cell(page: Page) -> list[list[str]]:
@@ -260,6 +287,7 @@ def test_notebook_shows_its_stored_outputs(lab_page: Page, lab, path: Path):
         no_popup(page, rendered)
 
     assert git_status() == status_before, (status_before, git_status())
+    close_notebook(page)
     shut_kernels_down(lab)
 
 
