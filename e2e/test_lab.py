@@ -7,12 +7,15 @@ Here, without running anything (the stored outputs render without a kernel's hel
   <img> as stored figures), each with its alt text (axe-core's `image-alt` rule on the notebook
   panel) and, for the HTML <figure> of vx.display_figure, its caption; no error output except
   the intentional ones of `raises-exception` cells; notebook 05 shows the GIF;
+* every prediction's reveal is folded until the reader clicks its bar, then shows its figures
+  with alt text (the alt-text checks above run with every reveal open);
 * notebook 01 opens with no notification pop-up over it; a screenshot goes to lab_01.png in
   $VITEXPLAIN_FIGURES_DIR (`make e2e` sets it to a temporary folder), else figures/.
 
-The Explore sections, which need a live kernel, are run once each in test_lab_explore.py (with
-these helpers). The Lab runs with windowingMode "none" (see conftest.py), so every cell is in
-the DOM.
+The notebooks share one page (conftest's `lab_page`): each is opened in the Lab already there
+(File > Open from Path) and closed again, not by loading Lab anew. The Explore sections, which
+need a live kernel, are checked in test_lab_explore.py (with these helpers). The Lab runs with
+windowingMode "none" (see conftest.py), so every cell is in the DOM.
 """
 
 from __future__ import annotations
