@@ -358,11 +358,16 @@ def unintended_errors(page: Page, nb: dict) -> dict[int, list[str]]:
     }
 
 
-def active_cell(page: Page) -> int:
-    return page.evaluate(
-        f"() => [...document.querySelectorAll('{CELL}')]"
+def active_cell_js() -> str:
+    """A JavaScript expression: the index of the active cell."""
+    return (
+        f"[...document.querySelectorAll('{CELL}')]"
         ".findIndex((c) => c.classList.contains('jp-mod-active'))"
     )
+
+
+def active_cell(page: Page) -> int:
+    return page.evaluate(f"() => {active_cell_js()}")
 
 
 def focused(page: Page) -> dict:

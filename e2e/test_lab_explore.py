@@ -43,6 +43,7 @@ from test_lab import (
     RENDER_TIMEOUT,
     RUN_ALL_TIMEOUT,
     active_cell,
+    active_cell_js,
     errors_per_cell,
     focused,
     git_status,
@@ -143,14 +144,22 @@ def test_explore_in_lab_by_keyboard_and_screen_reader_then_saved_and_reopened(
     # kernel runs them in the order sent).
     open_notebook(page, lab, path, nb)
     wait_for_kernel_idle(page, RENDER_TIMEOUT)  # before the kernel exists, Lab runs nothing
-    page.keyboard.press("Control+Shift+C")
-    page.keyboard.type("Trust Notebook")
-    page.keyboard.press("Enter")
+    page.get_by_role("menuitem", name="View", exact=True).click()
+    page.get_by_role("menuitem", name="Activate Command Palette").click()
+    palette = page.locator(".lm-CommandPalette-input")
+    expect(palette).to_be_focused()  # no keys may reach the notebook's command mode
+    palette.fill("Trust Notebook")
+    palette.press("Enter")
     page.get_by_role("button", name="Confirm Trusting this notebook").click()
     expect(page.locator(".jp-Dialog")).to_have_count(0)
-    for i in [*needed_cells(nb, index), index]:
+    for count, i in enumerate([*needed_cells(nb, index), index], start=1):
         page.locator(CELL).nth(i).locator(".cm-content").click()
+        page.wait_for_function(f"() => ({active_cell_js()}) === {i}")
         page.keyboard.press("Control+Enter")
+        # Sent to the kernel (queued or run: the count-th execution of a fresh kernel) before
+        # the next cell is: the kernel runs them in that order.
+        prompt = page.locator(CELL).nth(i).locator(".jp-InputPrompt")
+        expect(prompt).to_have_text(re.compile(rf"^\s*\[(\*|{count})\]:\s*$"))
     cell = page.locator(CELL).nth(index)
     figure = cell.locator("figure img").last
     caption = cell.locator("figure figcaption").last
