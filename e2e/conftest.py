@@ -38,7 +38,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from playwright.sync_api import BrowserContext, Page, Route
+from playwright.sync_api import Browser, BrowserContext, Page, Route
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -292,10 +292,9 @@ def browser_context_args(browser_context_args: dict) -> dict:
     return {**browser_context_args, "viewport": VIEWPORT, "device_scale_factor": 1}
 
 
-@pytest.fixture
-def page(page: Page, lab: Lab) -> Page:
-    """pytest-playwright's fresh page, which also records every request that would write a
-    notebook back (a save) and, on teardown, shuts down the kernels it started."""
+def _record_writes(page: Page) -> Page:
+    """Give `page` a list `page.writes` of every request that would write a notebook back (a
+    save)."""
     page.set_default_timeout(30_000)
     page.writes = []
 
@@ -304,6 +303,30 @@ def page(page: Page, lab: Lab) -> Page:
             page.writes.append(f"{request.method} {request.url.split('?')[0]}")
 
     page.on("request", record)
-    yield page
+    return page
+
+
+def shut_kernels_down(lab: Lab) -> None:
     for session in lab.api("sessions"):
         lab.api(f"sessions/{session['id']}", method="DELETE")
+
+
+@pytest.fixture
+def page(page: Page, lab: Lab) -> Page:
+    """pytest-playwright's fresh page, which also records every request that would write a
+    notebook back (a save) and, on teardown, shuts down the kernels it started."""
+    yield _record_writes(page)
+    shut_kernels_down(lab)
+
+
+@pytest.fixture(scope="module")
+def lab_page(browser: Browser, browser_context_args: dict, lab: Lab) -> Page:
+    """One page for all the Lab tests of a module (each opens its notebook with `?reset`): the
+    browser keeps JupyterLab's scripts in its cache from one notebook to the next. It records
+    writes as `page` does; the tests using it shut their kernels down themselves."""
+    context = browser.new_context(**browser_context_args)
+    try:
+        yield _record_writes(context.new_page())
+    finally:
+        context.close()
+        shut_kernels_down(lab)

@@ -7,12 +7,15 @@ Here, without running anything (the stored outputs render without a kernel's hel
   <img> as stored figures), each with its alt text (axe-core's `image-alt` rule on the notebook
   panel) and, for the HTML <figure> of vx.display_figure, its caption; no error output except
   the intentional ones of `raises-exception` cells; notebook 05 shows the GIF;
+* every prediction's reveal is folded until the reader clicks its bar, then shows its figures
+  with alt text (the alt-text checks above run with every reveal open);
 * notebook 01 opens with no notification pop-up over it; a screenshot goes to lab_01.png in
   $VITEXPLAIN_FIGURES_DIR (`make e2e` sets it to a temporary folder), else figures/.
 
-The Explore sections, which need a live kernel, are run once each in test_lab_explore.py (with
-these helpers). The Lab runs with windowingMode "none" (see conftest.py), so every cell is in
-the DOM.
+The notebooks share one page (conftest's `lab_page`): each is opened in the Lab already there
+(File > Open from Path) and closed again, not by loading Lab anew. The Explore sections, which
+need a live kernel, are checked in test_lab_explore.py (with these helpers). The Lab runs with
+windowingMode "none" (see conftest.py), so every cell is in the DOM.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from conftest import shut_kernels_down
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
@@ -46,6 +50,7 @@ RUN_ALL_TIMEOUT = 180_000  # ms: Run All of notebook 03 in a live kernel (~25 s 
 NO_POPUP_WINDOW = 5.0  # s after the notebook has rendered in which no pop-up may appear
 
 CELL = ".jp-NotebookPanel .jp-Notebook .jp-Cell"
+LAB_BUSY = ".jp-NotebookPanel, .jp-Dialog"  # a notebook open, or a dialog
 OUTPUT_IMG = ".jp-OutputArea-output img"
 
 
@@ -120,9 +125,19 @@ def stored_errors(cell: dict) -> int:
 
 
 def open_notebook(page: Page, lab, path: Path, nb: dict) -> float:
-    """Open a notebook in a fresh Lab workspace (?reset: no tab restored from a previous test),
-    wait until every cell is attached and every stored figure has loaded; return the time."""
-    page.goto(lab.url(f"lab/tree/{path.name}", "reset"))
+    """Open the series' version of a notebook (written into the working copy: an earlier test
+    may have saved it there changed): in the Lab already on the page when nothing is open there,
+    else in a fresh Lab workspace (?reset: no tab restored from a previous test); wait until
+    every cell is attached and every stored figure has loaded; return the time."""
+    (lab.notebooks / path.name).write_bytes(path.read_bytes())  # the series' notebook
+    if page.url.startswith(lab.base_url) and not page.locator(LAB_BUSY).count():
+        # Lab is up with nothing open (close_notebook): File > Open from Path, as a reader can,
+        # and Lab is not loaded again.
+        file_menu(page, "Open from Path…")
+        page.locator(".jp-Dialog input").fill(path.name)
+        page.keyboard.press("Enter")
+    else:
+        page.goto(lab.url(f"lab/tree/{path.name}", "reset"))
     expect(page.locator(".jp-NotebookPanel")).to_have_count(1, timeout=RENDER_TIMEOUT)
     expect(page.locator(CELL)).to_have_count(len(nb["cells"]), timeout=RENDER_TIMEOUT)
     expected = sum(stored_images(nb).values())
@@ -139,6 +154,25 @@ def open_notebook(page: Page, lab, path: Path, nb: dict) -> float:
         timeout=RENDER_TIMEOUT,
     )
     return time.monotonic()
+
+
+def file_menu(page: Page, item: str) -> None:
+    page.get_by_role("menuitem", name="File", exact=True).click()
+    page.get_by_role("menuitem", name=item, exact=True).click()
+
+
+def close_notebook(page: Page) -> None:
+    """Close every tab (File > Close All Tabs), discarding what the test changed
+    (opened reveals): the next open_notebook opens its notebook in the same Lab."""
+    file_menu(page, "Close All Tabs")
+    discard = page.locator(".jp-Dialog button", has_text="Discard")
+    page.wait_for_function(  # the notebook closed, or Lab asking whether to save it
+        """() => !document.querySelector('.jp-NotebookPanel') || [...document.querySelectorAll(
+            '.jp-Dialog button')].some((b) => b.textContent.trim() === 'Discard')"""
+    )
+    if discard.count():
+        discard.click()
+    expect(page.locator(LAB_BUSY)).to_have_count(0)
 
 
 def errors_per_cell(page: Page) -> list[list[str]]:
@@ -207,7 +241,8 @@ def test_the_notebooks_are_numbered_from_01():
 
 
 @pytest.mark.parametrize("path", NOTEBOOK_PATHS, ids=[p.stem for p in NOTEBOOK_PATHS])
-def test_notebook_shows_its_stored_outputs(page: Page, lab, path: Path):
+def test_notebook_shows_its_stored_outputs(lab_page: Page, lab, path: Path):
+    page = lab_page
     nb = load(path)
     images = stored_images(nb)
     assert sum(images.values()) > 0, f"{path.name} stores no figure (was it saved executed?)"
@@ -239,21 +274,52 @@ def test_notebook_shows_its_stored_outputs(page: Page, lab, path: Path):
     if path.name.startswith("05_"):
         assert images["image/gif"] >= 1, f"{path.name} stores no GIF (the soft-split animation)"
 
-    # Every figure carries its alt text into Lab's page, and its caption under it.
-    assert not images_without_alt(page), f"{path.name}: images without alt text"
-    assert not image_alt_violations(page), f"{path.name}: axe-core image-alt violations"
+    # Every figure's caption under it.
     captions = page.locator(".jp-NotebookPanel .jp-OutputArea-output figure figcaption")
     expect(captions).to_have_text([html.unescape(c) for c in stored_captions(nb)])
     if path == NOTEBOOK_PATHS[0]:
-        screenshot_and_no_popup(page, rendered)
+        screenshot(page)
+
+    # The predictions' reveals are folded until the reader opens them.
+    reveals_fold_until_opened(page, nb)
+
+    # Every figure, the opened reveals' included, carries its alt text into Lab's page.
+    assert not images_without_alt(page), f"{path.name}: images without alt text"
+    assert not image_alt_violations(page), f"{path.name}: axe-core image-alt violations"
+    if path == NOTEBOOK_PATHS[0]:
+        no_popup(page, rendered)
 
     assert git_status() == status_before, (status_before, git_status())
+    close_notebook(page)
+    shut_kernels_down(lab)
 
 
-def screenshot_and_no_popup(page: Page, rendered: float) -> None:
-    """What a reader sees on opening notebook 01: the figures, no toast or dialog over them (the
-    news and update checks are off in the overrides `make setup` writes). Saves the screenshot
-    lab_01.png."""
+def reveals_fold_until_opened(page: Page, nb: dict) -> None:
+    """A prediction's reveal is stored folded (cell metadata ``jupyter.outputs_hidden``):
+    JupyterLab shows a bar in its place and renders it when the reader clicks the bar, figures
+    with alt text and caption included. The mechanism is Lab's own, read from the cell's
+    metadata, so it is the same in every notebook; the stored reveals differ, and each notebook
+    is open here anyway: every reveal of every notebook is opened."""
+    reveals = [i for i, cell in enumerate(nb["cells"]) if folded(cell)]
+    assert len(reveals) >= 3, reveals
+    cells = page.locator(CELL)
+    for i in reveals:
+        cell = cells.nth(i)
+        cell.scroll_into_view_if_needed()
+        expect(cell.locator(".jp-OutputPlaceholder")).to_be_visible()
+        assert not cell.locator(".jp-OutputArea-output").first.is_visible(), i
+        cell.locator(".jp-OutputPlaceholder").click()
+        expect(cell.locator(".jp-OutputArea-output").first).to_be_visible()
+        for output in nb["cells"][i]["outputs"]:  # its figures, with alt text and caption
+            stored = "".join(output.get("data", {}).get("text/html", ""))
+            for caption in re.findall(r"<figcaption>(.*?)</figcaption>", stored):
+                figure = cell.locator("figure", has_text=html.unescape(caption))
+                img = figure.locator("img")
+                expect(img).to_have_attribute("alt", re.compile(r"\w+ \w+ \w+"))
+
+
+def screenshot(page: Page) -> None:
+    """What a reader sees on opening notebook 01: the figures (lab_01.png)."""
     wait_for_kernel_idle(page, RENDER_TIMEOUT)
     # Collapse the file browser: its "Modified: 3m ago" column would change the screenshot's
     # bytes on every run (and dirty the committed figures/lab_01.png).
@@ -267,8 +333,12 @@ def screenshot_and_no_popup(page: Page, rendered: float) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(folder / "lab_01.png"))
 
-    # JupyterLab asks about its news feed ~3 s after start-up when `fetchNews` is not set;
-    # give any pop-up NO_POPUP_WINDOW seconds after the notebook rendered to show up.
+
+def no_popup(page: Page, rendered: float) -> None:
+    """No toast or dialog over notebook 01 (the news and update checks are off in the overrides
+    `make setup` writes). JupyterLab asks about its news feed ~3 s after start-up when
+    `fetchNews` is not set: any pop-up gets NO_POPUP_WINDOW seconds after the notebook rendered
+    to show up."""
     toast = page.locator(".Toastify__toast, .jp-Dialog")
     remaining = max(1.0, NO_POPUP_WINDOW - (time.monotonic() - rendered))
     try:
@@ -288,11 +358,16 @@ def unintended_errors(page: Page, nb: dict) -> dict[int, list[str]]:
     }
 
 
-def active_cell(page: Page) -> int:
-    return page.evaluate(
-        f"() => [...document.querySelectorAll('{CELL}')]"
+def active_cell_js() -> str:
+    """A JavaScript expression: the index of the active cell."""
+    return (
+        f"[...document.querySelectorAll('{CELL}')]"
         ".findIndex((c) => c.classList.contains('jp-mod-active'))"
     )
+
+
+def active_cell(page: Page) -> int:
+    return page.evaluate(f"() => {active_cell_js()}")
 
 
 def focused(page: Page) -> dict:

@@ -1,6 +1,11 @@
 """The Explore sections in JupyterLab (notebooks 01, 03, 05), as a reader with a keyboard and a
-screen-reader user meet them: each notebook is run once (Run All in the venv's python3 kernel,
-no `VITEXPLAIN_FIGURES_DIR`: no error may show), then
+screen-reader user meet them. The reader trusts the notebook (the command palette's Trust
+Notebook) and runs the cells the section needs in the venv's python3 kernel (no
+`VITEXPLAIN_FIGURES_DIR`: no error may show): the imports and every earlier cell that defines a
+name the section's cell reads, found from the code itself (`needed_cells`), not Run All: every
+notebook runs whole, twice, elsewhere in CI (nbval here and from the wheel). (Run All trusts every
+cell it runs; a partly run notebook stays untrusted when saved, and JupyterLab renders a widget
+only in a trusted notebook: reopened, the cell would show the widget's text.) Then
 
 * every control is a slider whose accessible name is its visible label and whose value is what
   the reader sees, in Chromium's own accessibility tree (the DevTools protocol's Accessibility
@@ -24,12 +29,13 @@ no `VITEXPLAIN_FIGURES_DIR`: no error may show), then
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
 import psutil
 import pytest
-from conftest import AUTOSAVE_INTERVAL
+from conftest import AUTOSAVE_INTERVAL, shut_kernels_down
 from playwright.sync_api import Page, expect
 from test_lab import (
     CELL,
@@ -37,6 +43,7 @@ from test_lab import (
     RENDER_TIMEOUT,
     RUN_ALL_TIMEOUT,
     active_cell,
+    active_cell_js,
     errors_per_cell,
     focused,
     git_status,
@@ -61,6 +68,34 @@ SECTIONS = {
 }
 WIDGET = ".vx-explore-widget"
 AUTOSAVE_TIMEOUT = (AUTOSAVE_INTERVAL + 25) * 1000  # ms: one interval, and a busy machine
+
+
+def _names(code: str) -> tuple[set[str], set[str]]:
+    """The names a cell's code assigns (imports, defs, targets) and the names it reads."""
+    tree = ast.parse("\n".join(line for line in code.splitlines() if not line.startswith("%")))
+    stored, read = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else stored).add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            stored |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            stored.add(node.name)
+    return stored, read
+
+
+def needed_cells(nb: dict, index: int) -> list[int]:
+    """The code cells before `index` that cell `index` needs, in order: the first code cell
+    (imports, `%matplotlib inline`) and, going back, the last cell that assigns each name still
+    needed (and what that cell reads in turn)."""
+    code = [i for i, c in enumerate(nb["cells"][:index]) if c["cell_type"] == "code"]
+    needed, run = _names(source(nb["cells"][index]))[1], {code[0]}
+    for i in reversed(code):
+        stored, read = _names(source(nb["cells"][i]))
+        if stored & needed:
+            run.add(i)
+            needed = (needed - stored) | read
+    return sorted(run)
 
 
 def ax_node(cdp, selector: str, index: int) -> dict:
@@ -88,8 +123,9 @@ def ax_text(node: dict, field: str) -> str:
     "path", NOTEBOOKS_WITH_EXPLORE, ids=[p.stem for p in NOTEBOOKS_WITH_EXPLORE]
 )
 def test_explore_in_lab_by_keyboard_and_screen_reader_then_saved_and_reopened(
-    page: Page, lab, path: Path
+    lab_page: Page, lab, path: Path
 ):
+    page = lab_page
     explore = SECTIONS[path.stem]()
     names = list(explore.controls)
     nb = load(path)
@@ -103,13 +139,27 @@ def test_explore_in_lab_by_keyboard_and_screen_reader_then_saved_and_reopened(
 
     status_before = git_status()
     copy = lab.notebooks / path.name
-    assert copy.read_bytes() == path.read_bytes()
 
-    # Run All, once, in the live Lab.
+    # Trusted, then the cells the section needs and the section itself run in the live Lab (the
+    # kernel runs them in the order sent).
     open_notebook(page, lab, path, nb)
-    wait_for_kernel_idle(page, RENDER_TIMEOUT)
-    page.get_by_role("menuitem", name="Run", exact=True).click()
-    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+    wait_for_kernel_idle(page, RENDER_TIMEOUT)  # before the kernel exists, Lab runs nothing
+    page.get_by_role("menuitem", name="View", exact=True).click()
+    page.get_by_role("menuitem", name="Activate Command Palette").click()
+    palette = page.locator(".lm-CommandPalette-input")
+    expect(palette).to_be_focused()  # no keys may reach the notebook's command mode
+    palette.fill("Trust Notebook")
+    palette.press("Enter")
+    page.get_by_role("button", name="Confirm Trusting this notebook").click()
+    expect(page.locator(".jp-Dialog")).to_have_count(0)
+    for count, i in enumerate([*needed_cells(nb, index), index], start=1):
+        page.locator(CELL).nth(i).locator(".cm-content").click()
+        page.wait_for_function(f"() => ({active_cell_js()}) === {i}")
+        page.keyboard.press("Control+Enter")
+        # Sent to the kernel (queued or run: the count-th execution of a fresh kernel) before
+        # the next cell is: the kernel runs them in that order.
+        prompt = page.locator(CELL).nth(i).locator(".jp-InputPrompt")
+        expect(prompt).to_have_text(re.compile(rf"^\s*\[(\*|{count})\]:\s*$"))
     cell = page.locator(CELL).nth(index)
     figure = cell.locator("figure img").last
     caption = cell.locator("figure figcaption").last
@@ -121,12 +171,13 @@ def test_explore_in_lab_by_keyboard_and_screen_reader_then_saved_and_reopened(
         errors = {i: t for i, t in enumerate(errors_per_cell(page)) if t}
         prompts = page.locator(".jp-NotebookPanel .jp-InputPrompt").all_inner_texts()
         raise AssertionError(
-            f"the Explore cell (cell {index}) drew no figure after Run All; "
+            f"the Explore cell (cell {index}) drew no figure after cells "
+            f"{needed_cells(nb, index)} and itself ran; "
             f"errors: {errors}; prompts: {prompts}"
         ) from None
     wait_for_kernel_idle(page, RUN_ALL_TIMEOUT)
     errors = unintended_errors(page, nb)
-    assert not errors, f"Run All of {path.name} showed errors: {errors}"
+    assert not errors, f"running {path.name}'s Explore section showed errors: {errors}"
 
     # The kernel is the venv's python3 (started by the server from sys.executable).
     kernels = [
@@ -206,10 +257,10 @@ def test_explore_in_lab_by_keyboard_and_screen_reader_then_saved_and_reopened(
     wait_for_kernel_idle(page, RUN_ALL_TIMEOUT)
     errors = unintended_errors(page, nb)
     assert not errors, f"moving the controls showed errors: {errors}"
-    assert not images_without_alt(page), f"{path.name}: images without alt text after Run All"
-    assert not image_alt_violations(page), f"{path.name}: axe-core image-alt after Run All"
+    assert not images_without_alt(page), f"{path.name}: images without alt text after the run"
+    assert not image_alt_violations(page), f"{path.name}: axe-core image-alt after the run"
 
-    # Autosave (every AUTOSAVE_INTERVAL s: Run All made the notebook dirty), then Ctrl+S: the
+    # Autosave (every AUTOSAVE_INTERVAL s: running cells made the notebook dirty), then Ctrl+S: the
     # working copy is written, no tracked file changes.
     saving = lambda r: (  # noqa: E731
         r.method == "PUT" and r.url.split("?")[0].endswith(f"/api/contents/{path.name}")
@@ -223,9 +274,9 @@ def test_explore_in_lab_by_keyboard_and_screen_reader_then_saved_and_reopened(
     assert git_status() == status_before, (status_before, git_status())
 
     # The kernel shut down, opened again: the last figure and caption, no widget error.
-    for session in lab.api("sessions"):
-        lab.api(f"sessions/{session['id']}", method="DELETE")
+    shut_kernels_down(lab)
     saved = load(copy)
+    assert saved["metadata"].get("widgets"), "the widget state was not saved with the notebook"
     page.goto(lab.url(f"lab/tree/{path.name}", "reset"))
     expect(page.locator(CELL)).to_have_count(len(saved["cells"]), timeout=RENDER_TIMEOUT)
     cell = page.locator(CELL).nth(index)
@@ -234,4 +285,5 @@ def test_explore_in_lab_by_keyboard_and_screen_reader_then_saved_and_reopened(
     assert "Error displaying widget" not in cell.inner_text()
     # Leave the working copy as the next test expects it: the series' notebook.
     page.goto("about:blank")
+    shut_kernels_down(lab)
     copy.write_bytes(path.read_bytes())

@@ -63,24 +63,31 @@ def test_make_lab_prints_the_address_and_no_noise(e2e_tmp: Path, browser: Browse
         while token is None and time.monotonic() < deadline and lab.poll() is None:
             found = re.search(rf"http://127\.0\.0\.1:{port}/lab\?token=(\w+)", log.read_text())
             token = found[1] if found else None
-            time.sleep(0.5)  # JupyterLab is starting; nothing to wait on but its output
+            time.sleep(0.1)  # JupyterLab is starting; nothing to wait on but its output
         assert token, log.read_text(errors="replace")[-3000:]
         base = f"http://127.0.0.1:{port}"
         page = browser.new_page()
         try:
-            page.goto(f"{base}/lab/tree/01_patch_tokenization.ipynb?token={token}")
+            # JupyterLab asks the server for its language servers once it has started: any
+            # "Skipped non-installed server" line is written before that answer.
+            lsp = lambda r: "/lsp/status" in r.url and r.ok  # noqa: E731
+            with page.expect_response(lsp, timeout=90_000):
+                page.goto(f"{base}/lab/tree/01_patch_tokenization.ipynb?token={token}")
             deadline = time.monotonic() + 90
             while True:
                 states = [k["execution_state"] for k in _api(f"{base}/api/kernels", token)]
                 if states and all(state == "idle" for state in states):
                     break
                 assert time.monotonic() < deadline, f"no idle kernel: {states}"
-                page.wait_for_timeout(500)
-            page.wait_for_timeout(
-                3000
-            )  # the kernel's and the server's log lines reach the terminal
+                page.wait_for_timeout(100)
         finally:
             page.close()
+        # The kernel idle, the server has logged its start and the browser's connection to it
+        # (the plain-TCP warning comes before both).
+        kernel = _api(f"{base}/api/kernels", token)[0]["id"]
+        while f"Connecting to kernel {kernel}" not in log.read_text(errors="replace"):
+            assert time.monotonic() < deadline, log.read_text(errors="replace")[-3000:]
+            time.sleep(0.1)  # the server's own output: nothing to wait on but the file
         text = log.read_text(errors="replace")
         assert "without encryption" not in text, text[-2000:]
         assert "Skipped non-installed server" not in text, text[-2000:]
