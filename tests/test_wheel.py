@@ -29,6 +29,7 @@ from importlib.metadata import packages_distributions
 from pathlib import Path
 
 import compare_figures
+import execute_notebooks
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -205,8 +206,6 @@ def test_every_notebook_passes_nbval_outside_the_repository_and_writes_nothing(
     # and in that order (the one that starts last decides when the run ends).
     parallel = ["-n", "2", "--dist", "loadfile", "--no-loadscope-reorder"]
     parallel = parallel if importlib.util.find_spec("xdist") else []
-    order = [sys.executable, ROOT / "scripts" / "execute_notebooks.py", "--order", *NOTEBOOKS]
-    longest_first = subprocess.run(order, capture_output=True, text=True, check=True).stdout
     result = subprocess.run(
         [
             sys.executable,
@@ -224,7 +223,7 @@ def test_every_notebook_passes_nbval_outside_the_repository_and_writes_nothing(
             "addopts=",
             "--rootdir",
             folder,
-            *(folder / Path(path).name for path in longest_first.split()),
+            *(folder / path.name for path in execute_notebooks.longest_first(NOTEBOOKS)),
         ],
         cwd=folder,
         env={**_outside_env(installed), "VITEXPLAIN_FIGURES_DIR": str(figures)},
