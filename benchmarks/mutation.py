@@ -39,10 +39,12 @@ MODULES = {
     "torch_modules": ["tests/test_torch_modules.py"],
     "interpret": ["tests/test_interpret.py"],
     "learned_position": ["tests/test_learned_position.py"],
+    # the files that test the rules; not the ones that test the worker processes
+    # (test_exercises_learner/spawn/output: they start a process per case)
     "exercises/_rules": [
         "tests/test_exercises_graders.py",
+        "tests/test_exercises_grammar.py",
         "tests/test_exercises.py",
-        "tests/test_exercises_learner.py",
     ],
 }
 
@@ -68,7 +70,7 @@ def run(module: str, tests: list[str]) -> dict:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in ("vitexplain", "tests", "data"):
+    for folder in ("vitexplain", "tests", "data", "notebooks"):  # test_exercises reads notebooks
         shutil.copytree(ROOT / folder, work / folder, ignore=ignore)
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     (work / "pyproject.toml").write_text(pyproject + _config(module, tests), encoding="utf-8")

@@ -6,6 +6,8 @@ computes)."""
 
 import functools
 
+import pytest
+
 from vitexplain import exercises as ex
 
 
@@ -23,3 +25,19 @@ def one_per_kind(ids):
         item = ex.exercise(i)
         kinds.setdefault(getattr(item.grade, "kind", item.returns), i)
     return sorted(kinds.values())
+
+
+#: Ids whose worked solutions share a cached computation of the package: notebook 08's maps and
+#: occlusion of the shipped ViT (seconds), notebook 06's two trained models (seconds each). Their
+#: tests carry one ``xdist_group`` per computation, so that under ``pytest -n 2`` (``--dist
+#: loadgroup``, pyproject.toml) one worker runs them all and pays for it once.
+SHARED = dict.fromkeys(("08.1", "08.2", "08.p4"), "nb08 maps") | dict.fromkeys(
+    ("06.p1", "06.p2", "06.p3"), "nb06 trained"
+)
+
+
+def grouped(ids):
+    """``ids`` as pytest params, those of :data:`SHARED` in their computation's xdist group."""
+    return [
+        pytest.param(i, marks=pytest.mark.xdist_group(SHARED[i])) if i in SHARED else i for i in ids
+    ]

@@ -1,10 +1,10 @@
 """Every exercise can be solved and graded: the reference solution passes, a wrong answer fails;
 and the grading layer accepts every natural form of a right answer and reports failures fairly."""
 
+import contextlib
+import functools
 import json
 import re
-import subprocess
-import sys
 import time
 from dataclasses import replace
 from fractions import Fraction
@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from exercise_cases import one_per_kind, solved
+from exercise_cases import SHARED, grouped, one_per_kind, solved
 
 from vitexplain import exercises as ex
 from vitexplain.exercises import _run
@@ -22,12 +22,6 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 ALL = ex.exercises()
 VALUES = sorted(i for i, e in ALL.items() if e.returns is None)
 FUNCTIONS = sorted(i for i, e in ALL.items() if e.returns is not None)
-
-
-@pytest.mark.parametrize("exercise_id", FUNCTIONS)  # values: in the shipped-answer test below
-def test_reference_solution_passes(exercise_id, capsys):
-    assert ex.check(exercise_id, solved(exercise_id)) is None  # prints, shows no value
-    assert capsys.readouterr().out == f"Exercise {exercise_id}: right.\n"
 
 
 @pytest.mark.parametrize("exercise_id", sorted(ALL))
@@ -185,7 +179,7 @@ def test_solution_of_a_function_exercise_shows_its_source():
 CPU_TOLERANCE = {"08.1": 2e-3}
 
 
-@pytest.mark.parametrize("exercise_id", VALUES)
+@pytest.mark.parametrize("exercise_id", grouped(VALUES))
 def test_the_shipped_answer_is_what_the_worked_solution_computes(exercise_id, one_thread):
     """Value answers are shipped in their specs (checks compute nothing); here they are
     recomputed from the worked solution, an independent computation."""
@@ -200,6 +194,7 @@ def test_the_shipped_answer_is_what_the_worked_solution_computes(exercise_id, on
     assert ex.grade(exercise_id, computed) is None  # the reference solution passes, on this CPU
 
 
+@pytest.mark.xdist_group(SHARED["08.1"])
 def test_the_08_1_slips_are_what_they_say():
     from statistics import median
 
@@ -234,34 +229,42 @@ def vx_count(nb06, **change):
     return nb06.count_parameters(model)["total"]
 
 
-_PASTE = """
-import json, re, sys
-import nbformat
-import vitexplain.exercises as ex
-results = {}
-for exercise_id, notebook in json.loads(sys.argv[1]).items():
-    cells = [c for c in nbformat.read(notebook, 4).cells if c.cell_type == "code"]
-    imports = re.sub(r"^%.*$", "", cells[0].source, flags=re.M)
+@functools.cache
+def _first_cell(number: str) -> str:
+    """Notebook ``number``'s first code cell, its magics (``%matplotlib inline``) left out."""
+    notebook = json.loads(next(NOTEBOOKS.glob(f"{number}_*.ipynb")).read_text(encoding="utf-8"))
+    source = "".join(next(c for c in notebook["cells"] if c["cell_type"] == "code")["source"])
+    return re.sub(r"^%.*$", "", source, flags=re.M)
+
+
+@contextlib.contextmanager
+def _notebook_state():
+    """What a notebook's first cell sets (grad mode, deterministic algorithms, threads, seeds),
+    in force inside as in the notebook, and the test process's own restored after."""
+    grad, threads = torch.is_grad_enabled(), torch.get_num_threads()
+    deterministic = torch.are_deterministic_algorithms_enabled()
+    with torch.random.fork_rng(devices=[]):
+        try:
+            yield
+        finally:
+            torch.set_grad_enabled(grad)
+            torch.use_deterministic_algorithms(deterministic)
+            torch.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("exercise_id", FUNCTIONS)  # values: in the shipped-answer test above
+def test_the_worked_function_pasted_under_its_notebooks_imports_is_right(exercise_id, capsys):
+    """The source solution() shows, run in a fresh namespace under only its notebook's first
+    cell (its imports and settings), defines the name the task asks for, and check() calls
+    that function right: the reference solution passes, as a learner pastes it."""
     namespace = {}
-    exec(imports, namespace)  # a fresh namespace: only the notebook's first cell
-    exec(repr(ex.solution(exercise_id)), namespace)
-    name = ex.exercise(exercise_id).asks.partition("(")[0]
-    results[exercise_id] = [name in namespace, ex.grade(exercise_id, namespace.get(name))]
-print(json.dumps(results))
-"""
-
-
-@pytest.mark.cpu_independent  # no float of PyTorch or NumPy compared: not in make test-baseline
-def test_every_worked_function_pastes_into_its_notebook_and_passes():
-    """The source solution() shows, run under only its notebook's first cell (its imports),
-    defines the name the task asks for, and that function passes its own check."""
-    notebooks = {i: str(next(NOTEBOOKS.glob(f"{i[:2]}_*.ipynb"))) for i in FUNCTIONS}
-    out = subprocess.run(
-        [sys.executable, "-c", _PASTE, json.dumps(notebooks)],
-        capture_output=True, text=True, check=True, timeout=600,
-    ).stdout  # fmt: skip
-    results = json.loads(out.strip().splitlines()[-1])
-    assert results == {i: [True, None] for i in FUNCTIONS}
+    with _notebook_state():
+        exec(_first_cell(exercise_id[:2]), namespace)
+        exec(repr(ex.solution(exercise_id)), namespace)
+        capsys.readouterr()  # what the first cell printed
+        function = namespace.get(ALL[exercise_id].asks.partition("(")[0])
+        assert ex.check(exercise_id, function) is None  # prints, shows no value
+    assert capsys.readouterr().out == f"Exercise {exercise_id}: right.\n"
 
 
 @pytest.mark.parametrize("exercise_id", FUNCTIONS)

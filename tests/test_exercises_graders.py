@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from exercise_cases import one_per_kind, solved
+from exercise_cases import one_per_kind
 
 import vitexplain as vx
 from vitexplain import exercises as ex
@@ -26,10 +26,14 @@ VALUES = sorted(i for i, e in ALL.items() if e.returns is None)
 FUNCTIONS = sorted(i for i, e in ALL.items() if e.returns is not None)
 
 
-@functools.cache
 def right(exercise_id):
-    """The reference answer, computed once (a value: once for all the exercise tests)."""
-    return solved(exercise_id) if ALL[exercise_id].returns is None else ALL[exercise_id].solution()
+    """The right answer: a value exercise's shipped answer (a set's as a list of indices), which
+    test_exercises.py recomputes from the worked solution; a function exercise's worked function.
+    No value is computed here: what is graded is the grader's code, not the solution's."""
+    item = ALL[exercise_id]
+    if item.returns is not None:
+        return item.solution()
+    return list(item.grade.answer) if item.grade.kind == "int_set" else item.grade.answer
 
 
 def _children() -> list[int]:
@@ -49,7 +53,9 @@ def _children() -> list[int]:
 
 def test_function_exercises_are_exactly_those_whose_solution_is_a_function():
     for exercise_id, item in ALL.items():
-        assert (item.returns is not None) == callable(right(exercise_id)), exercise_id
+        function = item.returns is not None
+        assert function == callable(right(exercise_id)), exercise_id
+        assert function != isinstance(item.grade, _rules.ValueSpec), exercise_id
         assert item.returns in (None, torch.Tensor, np.ndarray, int), exercise_id
 
 

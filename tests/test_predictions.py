@@ -17,6 +17,7 @@ from pathlib import Path
 
 import export_exercises
 import pytest
+from exercise_cases import grouped
 
 from vitexplain import exercises as ex
 from vitexplain.exercises import _rules
@@ -112,7 +113,7 @@ def test_ids_and_counts():
     assert len(PREDICTIONS) >= 30
 
 
-@pytest.mark.parametrize("prompt_id", sorted(PROMPTS))
+@pytest.mark.parametrize("prompt_id", grouped(sorted(PROMPTS)))
 def test_the_spec_answer_is_the_worked_solution_and_is_right(prompt_id, one_thread):
     spec, computed = PROMPTS[prompt_id].grade, reference(prompt_id)
     if isinstance(spec, ex.ChoiceSpec):
