@@ -61,6 +61,8 @@ def _config(module: str, tests: list[str]) -> str:
         # torch is not fork-safe once its thread pool ran: fork workers from a clean server
         'process_isolation = "forkserver"\n'
         "use_git_change_detection = false\n"
+        # beside tests/ (which mutmut copies), what tests read: test_exercises.py the notebooks
+        'also_copy = ["notebooks", "data"]\n'
     )
 
 
@@ -70,7 +72,7 @@ def run(module: str, tests: list[str]) -> dict:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in ("vitexplain", "tests", "data", "notebooks"):  # test_exercises reads notebooks
+    for folder in ("vitexplain", "tests", "data", "notebooks"):
         shutil.copytree(ROOT / folder, work / folder, ignore=ignore)
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     (work / "pyproject.toml").write_text(pyproject + _config(module, tests), encoding="utf-8")
