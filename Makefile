@@ -119,8 +119,15 @@ ISA_BASELINE := ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=SSE4_2 ONEDN
 
 # The unit tests, the notebooks in the repository on this CPU, then the wheel's tests with the
 # notebooks run again from the wheel outside the repository on a baseline CPU: each notebook twice.
+# The unit runs load neither nbval's plugin nor pytest-playwright's: nbval imports nbformat, whose
+# import costs 1.3 s of processor time in each pytest process (the controller and both workers).
+# Without nbval, its option in pyproject.toml's addopts would be refused: the rest of addopts,
+# which these runs keep, is repeated here (keep the two alike).
+UNIT := $(BIN)/python -m pytest -p no:cacheprovider -p no:nbval -p no:playwright \
+    -o addopts="-ra --strict-markers --dist loadgroup"
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -p no:cacheprovider -n 2 -m "not wheel"
+	$(UNIT) -n 2 -m "not wheel"
 	@$(MAKE) --no-print-directory test-notebooks
 	@$(MAKE) --no-print-directory test-notebooks-baseline
 
@@ -142,7 +149,7 @@ endif
 # computed: worker processes, interrupts, kernels, text, integers), the wheel's and the lab
 # copy's. A test that compares such a float, even within a tolerance, stays unmarked.
 test-baseline: $(STAMP)
-	env $(ISA_BASELINE) $(BIN)/python -m pytest -p no:cacheprovider -q -n 2 \
+	env $(ISA_BASELINE) $(UNIT) -q -n 2 \
 	    -m "not wheel and not cpu_independent" --ignore=tests/test_lab_notebooks.py
 
 # The notebooks as a pip user on another CPU runs them: the wheel built and installed outside the

@@ -29,6 +29,7 @@ def _stored(notebook: str) -> dict:
     return json.loads((DATA / f"{notebook}.json").read_text(encoding="utf-8"))
 
 
+@pytest.mark.xdist_group("nbformat")  # imports nbformat: see test_notebook_template.py
 def test_every_notebook_with_an_explore_cell_has_a_section():
     import nbformat
 

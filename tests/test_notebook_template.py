@@ -7,14 +7,15 @@ reveals; Explore where the notebook has one; Summary (its key points); Exercises
 import re
 from pathlib import Path
 
-import chapter_time
-import nbformat
 import pytest
 
 from vitexplain.exercises import exercises, prompts
 
 # Nothing here compares a float that PyTorch or NumPy computed: `make test-baseline` leaves it out.
-pytestmark = pytest.mark.cpu_independent
+# nbformat (and scripts/chapter_time.py, which imports it) is imported in the tests, not at
+# collection, which every xdist worker repeats: its import costs 1.3 s of processor time; the
+# tests that read notebooks run in one worker (the group "nbformat").
+pytestmark = [pytest.mark.cpu_independent, pytest.mark.xdist_group("nbformat")]
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -50,6 +51,8 @@ def _headings(notebook, level: int) -> list[tuple[int, str]]:
 
 def _section(notebook, heading: str) -> str:
     """The Markdown of one level-2 section (its cells' sources, joined)."""
+    import chapter_time
+
     for name, cells in chapter_time.sections(notebook):
         if name == heading:
             return "\n\n".join(c.source for c in cells if c.cell_type == "markdown")
@@ -78,6 +81,8 @@ def _subsection(cell_source: str, heading: str) -> str:
 
 @pytest.fixture(params=NOTEBOOKS, ids=lambda p: p.name[:2])
 def notebook(request):
+    import nbformat
+
     nb = nbformat.read(request.param, as_version=4)
     nb.number = request.param.name[:2]
     nb.path = request.param
@@ -166,6 +171,8 @@ def test_prerequisites_name_earlier_notebooks_and_outside_knowledge(notebook):
 def test_time_is_the_computed_estimate(notebook):
     """The stated time is what scripts/chapter_time.py computes now: after a change of the text,
     the code, the figures or the exercises, run `python scripts/chapter_time.py --write`."""
+    import chapter_time
+
     estimate = chapter_time.estimate(notebook.path)
     assert chapter_time.stated_paragraph(notebook) == chapter_time.time_paragraph(estimate)
     assert estimate.run_seconds > 0, "RUN_SECONDS holds no measurement for this notebook"
@@ -180,6 +187,8 @@ def test_summary_is_a_short_list_of_key_points(notebook):
 
 
 def test_exercises_section_holds_every_exercise_of_the_notebook(notebook):
+    import chapter_time
+
     exercises_part = "\n".join(
         c.source
         for name, cells in chapter_time.sections(notebook)
@@ -196,6 +205,9 @@ def test_references_are_a_list(notebook):
 
 def test_estimate_counts_against_a_hand_count(tmp_path):
     """The estimate's counts on a small notebook counted by hand."""
+    import chapter_time
+    import nbformat
+
     nb = nbformat.v4.new_notebook()
     nb.cells = [
         nbformat.v4.new_markdown_cell("# 01 · A title\n\nfour words in here"),  # 9 words
@@ -219,6 +231,8 @@ def test_estimate_counts_against_a_hand_count(tmp_path):
 
 
 def _needs(path: Path) -> list[str]:
+    import nbformat
+
     source = nbformat.read(path, as_version=4).cells[1].source
     line = _items(_subsection(source, "Prerequisites"), r"^\* ")[0]
     return re.findall(r"\]\((\d\d)_", line)
@@ -227,6 +241,8 @@ def _needs(path: Path) -> list[str]:
 def test_readme_states_the_computed_times_and_the_shortest_path():
     """The README's sentence on the notebooks' times says what the script computes, and its
     shortest way to the last notebook is the closure of the notebooks' stated needs."""
+    import chapter_time
+
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     estimates = [chapter_time.estimate(p) for p in NOTEBOOKS]
     minutes = [e.total_minutes for e in estimates]
@@ -255,6 +271,8 @@ def test_warm_up_opens_the_notebook(notebook):
     """From 02 on, `## Warm-up` follows the imports: 2 or 3 questions, each `**Warm-up NN.wk ·
     Notebook MM.**` on an earlier notebook MM, with its answer cell; it holds every warm-up of
     the notebook and nothing else. Notebook 01 has none."""
+    import chapter_time
+
     warmups = _mine(notebook, "w")
     if notebook.number == "01":
         assert not warmups
