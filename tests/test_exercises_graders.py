@@ -133,10 +133,20 @@ def result_forms(returns):
     }
 
 
+# What a function exercise's own grader receives from any form is the same: the worker's coerce()
+# turns a tensor, an array or a nested list into a tensor or an array (by the exercise's
+# `returns`), or an int; only a float's precision gets through. So every form runs once per
+# return type, and every other exercise's grader takes a float32 and a float64 result.
+PER_KIND = set(one_per_kind(FUNCTIONS))
+
+
 @pytest.mark.parametrize("exercise_id", FUNCTIONS)
 def test_every_form_of_a_right_functions_result_is_right(exercise_id):
-    reference = right(exercise_id)
-    for name, form in result_forms(ALL[exercise_id].returns).items():
+    reference, returns = right(exercise_id), ALL[exercise_id].returns
+    forms = result_forms(returns)
+    if exercise_id not in PER_KIND:
+        forms = dict(list(forms.items())[:2])  # a float32 and a float64 tensor (two ints)
+    for name, form in forms.items():
 
         def answer(*args, form=form, **kwargs):
             return form(reference(*args, **kwargs))
