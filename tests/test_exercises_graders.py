@@ -530,3 +530,11 @@ def test_is_unfilled_tells_a_written_body_from_dots():
 
     assert not _rules.is_unfilled(written) and not _rules.is_unfilled(forgot_return)
     assert not _rules.is_unfilled(print) and not _rules.is_unfilled(functools.partial(written, 1))
+
+
+def test_rounded_lists_every_rounding_a_task_allows():
+    """The specs' accepted roundings, which the package builds when it is imported (so a
+    mutation tool that imports it once sees none of them change): each distinct, ascending."""
+    assert _rules.rounded(1 / 15, 2) == (0.066667, 0.06667, 0.0667, 0.067, 0.07)
+    assert _rules.rounded(2.5, 0, 1) == (2.0, 2.5)  # round() halves to even: 2.5 -> 2
+    assert _rules.rounded(0.5, 1, 3) == (0.5,)
