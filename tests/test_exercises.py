@@ -5,8 +5,6 @@ import contextlib
 import functools
 import json
 import re
-import time
-from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -16,7 +14,6 @@ import torch
 from exercise_cases import SHARED, grouped, one_per_kind, solved
 
 from vitexplain import exercises as ex
-from vitexplain.exercises import _run
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 ALL = ex.exercises()
@@ -107,16 +104,6 @@ def test_nan_and_infinity_are_never_right():
     assert "NaN or infinity" in ex.grade("01.1", (196, float("nan")))
 
 
-def test_float32_and_float64_function_results_are_both_right():
-    reference = ex.solution("02.3")
-    assert ex.grade("02.3", lambda q, k, v: reference(q, k, v).float()) is None
-    assert ex.grade("02.3", lambda q, k, v: reference(q, k, v).double()) is None
-    patchify_2d = ex.solution("01.4")
-    assert ex.grade("01.4", lambda image, p: patchify_2d(image, p).astype(np.float32)) is None
-    unsoft = ex.solution("05.5")
-    assert ex.grade("05.5", lambda *args: unsoft(*args).double()) is None
-
-
 def test_a_function_that_changes_its_inputs_is_graded_on_its_result():
     def in_place_block(block, z):
         z += block.attn(z)  # changes the caller's tensor
@@ -126,39 +113,6 @@ def test_a_function_that_changes_its_inputs_is_graded_on_its_result():
         return z
 
     assert ex.grade("06.5", in_place_block) is None
-
-
-def test_returning_output_and_weights_gets_a_hint():
-    def with_weights(q, k, v):
-        weights = torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1)
-        return weights @ v, weights
-
-    assert "not a tuple" in ex.grade("02.3", with_weights)
-
-
-def test_a_function_that_never_returns_is_stopped(monkeypatch):
-    monkeypatch.setattr(ex, "ANSWER_TIME_LIMIT", 0.5)
-
-    def forever(*args):
-        while True:
-            pass
-
-    _run.prestart()  # without fork: the time counted is the call's, not the worker's start
-    if _run._spare is not None:
-        assert _run._spare[1].poll(_run.STARTUP_LIMIT)
-    start = time.perf_counter()
-    assert ex.grade("01.4", forever) == "your function took longer than 0.5 s"
-    assert time.perf_counter() - start < 3
-
-
-def test_a_grader_failure_is_reported_as_the_checkers(monkeypatch):
-    def broken_grader(function):
-        raise KeyError("internal")
-
-    broken = replace(ALL["04.5"], grade=broken_grader)
-    monkeypatch.setattr(ex, "exercise", lambda _id: broken)
-    hint = ex.grade("04.5", ex.solution("04.5"))
-    assert hint.startswith("the checker could not use this answer (KeyError") and "bug" in hint
 
 
 def test_answers_are_echoed_in_one_short_line(capsys):
