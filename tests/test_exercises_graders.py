@@ -538,3 +538,36 @@ def test_rounded_lists_every_rounding_a_task_allows():
     assert _rules.rounded(1 / 15, 2) == (0.066667, 0.06667, 0.0667, 0.067, 0.07)
     assert _rules.rounded(2.5, 0, 1) == (2.0, 2.5)  # round() halves to even: 2.5 -> 2
     assert _rules.rounded(0.5, 1, 3) == (0.5,)
+
+
+def test_describe_names_each_kind_of_value_in_one_line():
+    """Every branch of the one describer, against the line written out by hand."""
+    cases = [
+        (np.zeros(2), "an ndarray of shape (2,), dtype float64"),
+        (torch.zeros(2, 3), "a tensor of shape (2, 3), dtype torch.float32"),
+        (torch.zeros(2, device="meta"), "a tensor of shape (2,), dtype torch.float32 on meta"),
+        (5, "an int (5)"),
+        ({3, 1, 2}, "a set ({1, 2, 3})"),
+        (set(range(7, 0, -1)), "a set ({1, 2, 3, 4, 5, 6, ...})"),  # 7 items: 6 shown
+        (set(range(6)), "a set ({0, 1, 2, 3, 4, 5})"),  # 6 items: all shown
+        ({1.5}, "a set"),  # not a set of indices
+        ((1, 2.5, True), "a tuple (1, 2.5, True)"),
+        (list(range(64)), "a list (0, 1, 2, 3, 4, 5, ...)"),  # MAX_ITEMS: still described
+        (list(range(65)), "a list"),
+        (["a", 1], "a list of 2 items (int, str)"),
+        (range(3), "a range of 3 items"),
+    ]
+    for value, line in cases:
+        assert _rules.describe(value) == line, value
+
+
+def test_a_rule_about_one_item_names_the_item_that_is_wrong():
+    spec = ALL["01.1"].grade
+    tokens, length = (rule.hint for rule in spec.rules if rule.item is not None)
+    assert ex.grade("01.1", (14, 768)) == tokens  # the number of tokens is off
+    assert ex.grade("01.1", (196, 256)) == length  # the token length is off
+
+
+def test_only_a_pair_of_equal_ints_reads_as_one_int():
+    assert ex.grade("05.4", ((20, 20), (20, 20), (0, 0))) is None
+    assert ex.grade("05.4", ((20, 21), (20, 20), (0, 0))).startswith("expected a tuple")
