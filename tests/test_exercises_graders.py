@@ -556,6 +556,8 @@ def test_describe_names_each_kind_of_value_in_one_line():
         (list(range(65)), "a list"),
         (["a", 1], "a list of 2 items (int, str)"),
         (range(3), "a range of 3 items"),
+        (len, "a function (len)"),
+        (functools.partial(len), "a function (partial)"),  # a callable without a __name__
     ]
     for value, line in cases:
         assert _rules.describe(value) == line, value
