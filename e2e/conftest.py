@@ -38,6 +38,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, Route
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -264,6 +265,37 @@ def block_network(context: BrowserContext) -> list[str]:
 
     context.route("**/*", guard)
     return attempted
+
+
+# In dark mode only colours change: no script reads the mode, and no page has the theme's
+# .only-light/.only-dark parts (test_site.py), so there axe-core runs only its colour rules (those
+# of category cat.color on by default); light mode runs every rule.
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+AXE_SCRIPT = Axe().axe_script
+
+
+def start_axe(page: Page, context: object = "body", rules: list[str] | None = None) -> None:
+    """Start axe-core on `context` (a selector or axe's {include: ...}) of `page` without waiting
+    for it, once every finite CSS transition and animation has ended (the colours change with
+    one when the mode is applied), so that a light and a dark page are checked at once, each in
+    its own renderer process. `rules`: only these (default: all). `axe_violations` collects."""
+    page.evaluate(AXE_SCRIPT)
+    page.evaluate(
+        """([context, rules]) => { window.vxAxe = Promise.all(document.getAnimations()
+             .filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
+             .map(a => a.finished.catch(() => null)))
+           .then(() => axe.run(context, rules
+             ? {runOnly: {type: 'rule', values: rules}, resultTypes: ['violations']}
+             : {resultTypes: ['violations']}))
+           .then(results => results.violations.map(v => `${v.id}: ${v.help} ` +
+             `(${v.nodes.length} nodes, e.g. ${v.nodes[0].html.slice(0, 150)})`)); }""",
+        [context, rules],
+    )
+
+
+def axe_violations(page: Page) -> list[str]:
+    """The violations of the axe-core run that `start_axe` started on `page`, one line each."""
+    return page.evaluate("window.vxAxe")
 
 
 @pytest.fixture(scope="session")
