@@ -298,6 +298,50 @@ def axe_violations(page: Page) -> list[str]:
     return page.evaluate("window.vxAxe")
 
 
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """torch on one thread for a module's references: Chromium keeps the other core busy (397
+    pictures through notebook 08's two models in float64, on two busy cores: 3.7 s on two
+    threads, 1.2 s on one)."""
+    import torch  # here: the Lab's tests need no torch in this process
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def _read_only_pages(browser: Browser, browser_context_args: dict):
+    context = browser.new_context(**browser_context_args)
+    pages: dict[str, Page] = {}
+    yield context, block_network(context), pages
+    context.close()
+
+
+@pytest.fixture
+def reading(_read_only_pages):
+    """`reading(name)`: the site's page `name` (under build/html/), opened offline once per
+    module for the tests that only call its functions or read it (a page load costs more than
+    most of them); each test still ends with no JavaScript error on these pages and no request
+    beyond the machine."""
+    context, attempted, pages = _read_only_pages
+
+    def open_once(name: str) -> Page:
+        if name not in pages:
+            page = pages[name] = context.new_page()
+            page.set_default_timeout(30_000)
+            page.errors = []
+            page.on("pageerror", lambda error, page=page: page.errors.append(str(error)))
+            page.goto((SITE / name).as_uri(), wait_until="load")
+        return pages[name]
+
+    yield open_once
+    assert attempted == [], f"the pages tried to reach {attempted[:5]}"
+    for name, page in pages.items():
+        assert page.errors == [], f"JavaScript errors on {name}: {page.errors}"
+
+
 @pytest.fixture(scope="session")
 def built_site() -> Path:
     """build/html/ with its index and every notebook's page; the site tests use it

@@ -53,17 +53,8 @@ WARM_UP = 5  # updates of each page before the timed ones: the JIT's optimised c
 SAMPLE = [0, 1, 2, 3, 57, 101, 150, 222, 298, 333, 396]  # pictures whose analyses are compared
 
 
-pytestmark = pytest.mark.usefixtures("built_site")  # conftest.py: fails without `make html`
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _one_torch_thread():
-    """torch on one thread here: the browser keeps the other core busy (on two busy cores,
-    397 pictures through both models took 3.7 s on two threads and 1.2 s on one)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+# conftest.py: fails without `make html`; torch's references on one thread
+pytestmark = pytest.mark.usefixtures("built_site", "one_torch_thread")
 
 
 @pytest.fixture(scope="module")
