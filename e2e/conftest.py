@@ -311,6 +311,14 @@ def one_torch_thread():
     torch.set_num_threads(threads)
 
 
+# Playwright's is_visible in the page, for many elements in one evaluate (one round trip, not
+# one per element): rendered (checkVisibility: not in a closed <details>, no display: none),
+# visibility: visible and a non-empty box.
+VISIBLE_JS = """const visible = (e) => { if (!e || !e.checkVisibility()) return false;
+  const r = e.getBoundingClientRect();
+  return getComputedStyle(e).visibility === "visible" && r.width > 0 && r.height > 0; };"""
+
+
 @pytest.fixture(scope="module")
 def _read_only_pages(browser: Browser, browser_context_args: dict):
     context = browser.new_context(**browser_context_args)

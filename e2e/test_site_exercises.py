@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import COLOUR_RULES, axe_violations, block_network, start_axe
+from conftest import COLOUR_RULES, VISIBLE_JS, axe_violations, block_network, start_axe
 from playwright.sync_api import Browser, Page
 
 from vitexplain import exercises as ex
@@ -188,6 +188,22 @@ def test_each_form_says_what_it_accepts(reading):
             assert "94_714" in text and "14*14" in text and "a comma makes a tuple" in text
 
 
+# Every exercise box of the page: [its id, its solution's summary, the solution's first
+# paragraph shown, its text, its form shown]
+SOLUTIONS = (
+    "() => { "
+    + VISIBLE_JS
+    + """
+  return [...document.querySelectorAll(".vx-exercise")].map(box => {
+    const details = box.querySelector("details.vx-solution");
+    return [box.id, details.querySelector("summary").innerText,
+            visible(details.querySelector("p")), details.innerText,
+            visible(box.querySelector("form"))];
+  });
+}"""
+)
+
+
 def test_every_exercise_has_a_worked_solution_that_opens_without_javascript(browser: Browser):
     context = browser.new_context(java_script_enabled=False)
     try:
@@ -195,20 +211,22 @@ def test_every_exercise_has_a_worked_solution_that_opens_without_javascript(brow
         seen = set()
         for name in PAGES.values():
             page.goto((SITE / name).as_uri(), wait_until="load")
-            for box in page.locator(".vx-exercise").all():
-                exercise_id = box.get_attribute("id").removeprefix("vx-exercise-").replace("-", ".")
-                details = box.locator("details.vx-solution")
-                summary = details.locator("summary")
-                assert "try it first" in summary.inner_text()
-                assert not details.locator("p").first.is_visible()  # closed until asked
-                summary.click()
-                text = details.inner_text()
+            closed = page.evaluate(SOLUTIONS)  # the page's scripts do not run: DevTools' do
+            for summary in page.locator(".vx-exercise details.vx-solution summary").all():
+                summary.click()  # opens it, with no script
+            opened = page.evaluate(SOLUTIONS)
+            for (box, summary, shown, _, _), (_, _, now, text, form) in zip(
+                closed, opened, strict=True
+            ):
+                exercise_id = box.removeprefix("vx-exercise-").replace("-", ".")
+                assert "try it first" in summary
+                assert not shown and now, exercise_id  # closed until asked
                 assert ALL[exercise_id].why in text
                 if ALL[exercise_id].returns is not None:
                     assert repr(ex.solution(exercise_id)) in text
                     assert f'vx.exercises.check("{exercise_id}"' in text and "JupyterLab" in text
                 else:
-                    assert not box.locator("form").is_visible()  # the form needs JavaScript
+                    assert not form  # the form needs JavaScript
                 seen.add(exercise_id)
         assert seen == set(ALL)
     finally:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import COLOUR_RULES, axe_violations, block_network, start_axe
+from conftest import COLOUR_RULES, VISIBLE_JS, axe_violations, block_network, start_axe
 from playwright.sync_api import Browser, Page
 
 from vitexplain import exercises as ex
@@ -63,20 +63,37 @@ def _tab_to(page: Page, selector: str, limit: int = 600, key: str = "Tab") -> No
     raise AssertionError(f"{selector} not reached in {limit} {key} presses")
 
 
+# Per prompt id: its form shown (one), the reveals after its box, the first shown, "Show me"
+# shown, the reveal note's text, its worked solutions (a warm-up's).
+PROMPT_BOXES = (
+    "(ids) => { "
+    + VISIBLE_JS
+    + """
+  return ids.map(id => {
+    const slug = id.replace(".", "-"), box = document.getElementById("vx-prompt-" + slug);
+    const forms = box.querySelectorAll("form.vx-prompt");
+    const reveals = document.querySelectorAll(`#vx-prompt-${slug} + .cell .cell_output`);
+    const note = box.querySelector(".vx-reveal-note");
+    return [forms.length === 1 && visible(forms[0]), reveals.length, visible(reveals[0]),
+            visible(box.querySelector("button.vx-show")), note ? note.innerText : "",
+            box.querySelectorAll("details.vx-solution").length];
+  });
+}"""
+)
+
+
 def test_every_prediction_hides_its_reveal_and_every_prompt_has_its_form(reading):
     for number in sorted({i[:2] for i in PROMPTS}):
-        page = reading(PAGES[number])
-        for prompt_id in (i for i in PROMPTS if i.startswith(number)):
-            slug = prompt_id.replace(".", "-")
-            box = page.locator(f"#vx-prompt-{slug}")
-            assert box.locator("form.vx-prompt").is_visible(), prompt_id
+        ids = [i for i in PROMPTS if i.startswith(number)]
+        boxes = reading(PAGES[number]).evaluate(PROMPT_BOXES, ids)
+        for prompt_id, box in zip(ids, boxes, strict=True):
+            form, reveals, shown, show, note, solutions = box
+            assert form, prompt_id
             if prompt_id[3] == "p":
-                assert _reveal(page, slug).count() == 1, prompt_id
-                assert not _reveal(page, slug).is_visible(), prompt_id
-                assert box.locator("button.vx-show").is_visible()
-                assert "folded" in box.locator(".vx-reveal-note").inner_text()
+                assert reveals == 1 and not shown, prompt_id
+                assert show and "folded" in note, prompt_id
             else:
-                assert box.locator("details.vx-solution").count() == 1
+                assert solutions == 1, prompt_id
 
 
 def test_a_guess_typed_by_keyboard_reveals_the_result(page: Page):
