@@ -319,7 +319,7 @@ VISIBLE_JS = """const visible = (e) => { if (!e || !e.checkVisibility()) return 
   return getComputedStyle(e).visibility === "visible" && r.width > 0 && r.height > 0; };"""
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def _read_only_pages(browser: Browser, browser_context_args: dict):
     context = browser.new_context(**browser_context_args)
     pages: dict[str, Page] = {}
@@ -329,10 +329,10 @@ def _read_only_pages(browser: Browser, browser_context_args: dict):
 
 @pytest.fixture
 def reading(_read_only_pages):
-    """`reading(name)`: the site's page `name` (under build/html/), opened offline once per
-    module for the tests that only call its functions or read it (a page load costs more than
-    most of them); each test still ends with no JavaScript error on these pages and no request
-    beyond the machine."""
+    """`reading(name)`: the site's page `name` (under build/html/), opened offline once for all
+    the tests that only call its functions or read it (a page load costs more than most of
+    them); each test still ends with no JavaScript error on these pages and no request beyond
+    the machine."""
     context, attempted, pages = _read_only_pages
 
     def open_once(name: str) -> Page:

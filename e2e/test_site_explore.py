@@ -198,17 +198,39 @@ SOFTSPLIT_JS = """([h, w]) => {
 }"""
 
 
+def _cover(length: int) -> tuple[np.ndarray, np.ndarray]:
+    """For a side of `length` pixels and every (k, s, p) of notebook 05's sliders, (80, 40, 21)
+    each: the pixels of the side (not the padding) that some patch covers, and the most patches
+    over one position of the padded side. Counted from the definition, every position y at
+    once: the patches started at or before y (at 0, s, 2s, ...) minus those ended by then."""
+    s = np.arange(1, 41)[:, None, None]
+    p = np.arange(21)[None, :, None]
+    y = np.arange(length + 2 * 20)[None, None, :]  # positions of the padded side
+    padded, inside = length + 2 * p, (y >= p) & (y < p + length)
+    seen, most = np.zeros((2, 80, 40, 21), dtype=int)
+    for k in range(1, 81):
+        n = np.maximum((padded - k) // s + 1, 0)  # patches along the side
+        started = np.minimum(n, y // s + 1)
+        ended = np.where(y >= k, np.minimum(n, (y - k) // s + 1), 0)
+        cover = np.where(y < padded, started - ended, 0)  # (40, 21, length + 40)
+        seen[k - 1], most[k - 1] = ((cover > 0) & inside).sum(-1), cover.max(-1)
+    return seen, most
+
+
 def test_05_numbers_equal_the_package_for_all_67200_settings(reading):
     """Token counts, and refusals with the package's message, for every (k, s, p) of the
     notebook's sliders; and the overlap (pixels of the picture in no patch, most patches on one
-    pixel) against the package's count (vx.overlap_count) on every one of the 62,800 valid
-    settings."""
+    pixel) on every one of the 62,800 valid settings, against a count from the definition (a
+    pixel's patches: those over its row times those over its column), and against the
+    package's count (vx.overlap_count) on the 80 settings the notebook draws."""
     import vitexplain as vx
 
     h, w = vx.load_mountains().shape
     js = _evaluate_json(reading("notebooks/05_t2t_soft_split.html"), SOFTSPLIT_JS, [h, w])
     settings = [(k, s, p) for k in range(1, 81) for s in range(1, 41) for p in range(21)]
     assert len(js) == len(settings) == 67_200
+    (seen_rows, most_rows), (seen_cols, most_cols) = _cover(h), _cover(w)
+    missed, most = h * w - seen_rows * seen_cols, most_rows * most_cols  # (80, 40, 21)
     valid = 0
     for (k, s, p), got in zip(settings, js, strict=True):
         try:
@@ -217,11 +239,22 @@ def test_05_numbers_equal_the_package_for_all_67200_settings(reading):
             assert got == str(error), (k, s, p)
             continue
         assert got[:3] == [rows, cols, tokens], (k, s, p)
-        counts = vx.overlap_count(h + 2 * p, w + 2 * p, k, s, 0)  # (H + 2p, W + 2p)
-        missed = int((counts[p : p + h, p : p + w] == 0).sum())
-        assert got[3:] == [missed, int(counts.max())], (k, s, p)
+        at = (k - 1, s - 1, p)
+        assert got[3:] == [int(missed[at]), int(most[at])], (k, s, p)
         valid += 1
     assert valid == 62_800
+    drawn = [state["values"] for state in _manifest("05_t2t_soft_split")["states"]]
+    compared = 0
+    for v in drawn:
+        k, s, p = v["k"], v["s"], v["p"]
+        got = js[(k - 1) * 40 * 21 + (s - 1) * 21 + p]
+        if isinstance(got, str):  # refused, as checked above
+            continue
+        counts = vx.overlap_count(h + 2 * p, w + 2 * p, k, s, 0)  # (H + 2p, W + 2p)
+        package = [int((counts[p : p + h, p : p + w] == 0).sum()), int(counts.max())]
+        assert got[3:] == package, v
+        compared += 1
+    assert len(drawn) == 80 and compared >= 60, compared
 
 
 CLOCKS_JS = """() => {
