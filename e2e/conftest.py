@@ -38,6 +38,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, Route
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -264,6 +265,89 @@ def block_network(context: BrowserContext) -> list[str]:
 
     context.route("**/*", guard)
     return attempted
+
+
+# In dark mode only colours change: no script reads the mode, and no page has the theme's
+# .only-light/.only-dark parts (test_site.py), so there axe-core runs only its colour rules (those
+# of category cat.color on by default); light mode runs every rule.
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+AXE_SCRIPT = Axe().axe_script
+
+
+def start_axe(page: Page, context: object = "body", rules: list[str] | None = None) -> None:
+    """Start axe-core on `context` (a selector or axe's {include: ...}) of `page` without waiting
+    for it, once every finite CSS transition and animation has ended (the colours change with
+    one when the mode is applied), so that a light and a dark page are checked at once, each in
+    its own renderer process. `rules`: only these (default: all). `axe_violations` collects."""
+    page.evaluate(AXE_SCRIPT)
+    page.evaluate(
+        """([context, rules]) => { window.vxAxe = Promise.all(document.getAnimations()
+             .filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
+             .map(a => a.finished.catch(() => null)))
+           .then(() => axe.run(context, rules
+             ? {runOnly: {type: 'rule', values: rules}, resultTypes: ['violations']}
+             : {resultTypes: ['violations']}))
+           .then(results => results.violations.map(v => `${v.id}: ${v.help} ` +
+             `(${v.nodes.length} nodes, e.g. ${v.nodes[0].html.slice(0, 150)})`)); }""",
+        [context, rules],
+    )
+
+
+def axe_violations(page: Page) -> list[str]:
+    """The violations of the axe-core run that `start_axe` started on `page`, one line each."""
+    return page.evaluate("window.vxAxe")
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """torch on one thread for a module's references: Chromium keeps the other core busy (397
+    pictures through notebook 08's two models in float64, on two busy cores: 3.7 s on two
+    threads, 1.2 s on one)."""
+    import torch  # here: the Lab's tests need no torch in this process
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+# Playwright's is_visible in the page, for many elements in one evaluate (one round trip, not
+# one per element): rendered (checkVisibility: not in a closed <details>, no display: none),
+# visibility: visible and a non-empty box.
+VISIBLE_JS = """const visible = (e) => { if (!e || !e.checkVisibility()) return false;
+  const r = e.getBoundingClientRect();
+  return getComputedStyle(e).visibility === "visible" && r.width > 0 && r.height > 0; };"""
+
+
+@pytest.fixture(scope="session")
+def _read_only_pages(browser: Browser, browser_context_args: dict):
+    context = browser.new_context(**browser_context_args)
+    pages: dict[str, Page] = {}
+    yield context, block_network(context), pages
+    context.close()
+
+
+@pytest.fixture
+def reading(_read_only_pages):
+    """`reading(name)`: the site's page `name` (under build/html/), opened offline once for all
+    the tests that only call its functions or read it (a page load costs more than most of
+    them); each test still ends with no JavaScript error on these pages and no request beyond
+    the machine."""
+    context, attempted, pages = _read_only_pages
+
+    def open_once(name: str) -> Page:
+        if name not in pages:
+            page = pages[name] = context.new_page()
+            page.set_default_timeout(30_000)
+            page.errors = []
+            page.on("pageerror", lambda error, page=page: page.errors.append(str(error)))
+            page.goto((SITE / name).as_uri(), wait_until="load")
+        return pages[name]
+
+    yield open_once
+    assert attempted == [], f"the pages tried to reach {attempted[:5]}"
+    for name, page in pages.items():
+        assert page.errors == [], f"JavaScript errors on {name}: {page.errors}"
 
 
 @pytest.fixture(scope="session")
