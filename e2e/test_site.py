@@ -140,9 +140,11 @@ def _start_axe(page: Page, rules: list[str] | None = None) -> None:
     page.evaluate(
         """([rules, code]) => {
            axe.configure({rules: [{id: 'color-contrast', selector: `*:not(${code})`}]});
-           window.vxAxe = Promise.all(document.getAnimations()
+           // from a task of its own: evaluate() returns before axe works (synchronously, mostly)
+           window.vxAxe = new Promise(start => setTimeout(start)).then(() => Promise.all(
+             document.getAnimations()
              .filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
-             .map(a => a.finished.catch(() => null)))
+             .map(a => a.finished.catch(() => null))))
            .then(() => Promise.all([axe.run(document, rules
              ? {runOnly: {type: 'rule', values: rules}, resultTypes: ['violations']}
              : {resultTypes: ['violations']}), vxCodeStyles(code)]))
