@@ -9,7 +9,8 @@ opened from its file with every request that is not a local file blocked and rec
   next on every notebook page, the soft-split GIF animated, alt text on every image;
 * math as MathML (no raw TeX left in the prose), notebook 05's `aligned` block in rows;
 * axe-core reports no violation: all its rules in light mode, its colour rules in dark mode (the
-  markup is the same in both; only colours change);
+  markup is the same in both; only colours change); the contrast of code's syntax colours is
+  checked once per distinct (colour, background) pair, not by axe once per token (CODE_SPANS);
 * offline search, the in-page contents list, the skip link, the download link to each .ipynb
   with the "run it yourself" note, the footer (licence, how to cite, version);
 * printing wraps code instead of cutting it (no sideways scroll at 390 px: test_site_reader.py's
