@@ -8,7 +8,7 @@ opened from its file with every request that is not a local file blocked and rec
 * the pages: the index from the README's notebook table (thumbnails, titles, order), previous and
   next on every notebook page, the soft-split GIF animated, alt text on every image;
 * math as MathML (no raw TeX left in the prose), notebook 05's `aligned` block in rows;
-* axe-core reports no violation: all its rules in light mode, its colour rules in dark mode (the
+* axe-core reports no violation: all its rules in dark mode, its colour rules in light mode (the
   markup is the same in both; only colours change); the contrast of code's syntax colours is
   checked once per distinct (colour, background) pair, not by axe once per token (CODE_SPANS);
 * offline search, the in-page contents list, the skip link, the download link to each .ipynb
@@ -20,7 +20,8 @@ opened from its file with every request that is not a local file blocked and rec
 
 Each page is opened once per colour mode, both at once: axe-core (what costs: a notebook page
 takes it seconds) runs on the light and the dark page together, each in its own renderer
-process, and every other check of a page runs on the light page's loaded DOM. These tests use a
+process, and every other check of a page runs on the light page's loaded DOM, while axe runs all
+its rules on the dark page. These tests use a
 browser page of their own (the `page` fixture below), not JupyterLab's.
 """
 
@@ -87,10 +88,12 @@ def _url_of(name: str) -> str:
     return (SITE / name).as_uri()
 
 
-# In dark mode only colours change (the markup is the same: no page has the theme's
-# .only-light/.only-dark parts, asserted in light mode), so there axe-core runs the rules that
-# read colours: its rules of category cat.color that run by default (color-contrast-enhanced,
-# WCAG AAA, is off by default, in both modes). Light mode runs every rule.
+# From one mode to the other only colours change (the markup is the same: no page has the
+# theme's .only-light/.only-dark parts, asserted in light mode), so in one mode axe-core runs the
+# rules that read colours: its rules of category cat.color that run by default
+# (color-contrast-enhanced, WCAG AAA, is off by default, in both modes). The other mode runs
+# every rule: the dark one in test_site.py, so the light page is free for the other checks
+# sooner.
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 AXE = Axe()
 # Pygments gives every token of a code block a span of its own: about 2,400 with text on a
@@ -224,10 +227,11 @@ def test_page_reads_offline_with_no_axe_violation(
     browser: Browser, browser_context_args: dict, site_page: str
 ):
     """The page opened in light and in dark mode (each as a reader whose system prefers it),
-    axe-core on both at once; then every check of the page's content on the light one."""
+    axe-core on both at once (all rules on the dark one, started first); then every check of
+    the page's content on the light one."""
     pages: dict[str, Page] = {}
     try:
-        for mode in ("light", "dark"):
+        for mode in ("dark", "light"):
             context = browser.new_context(**browser_context_args, color_scheme=mode)
             context.grant_permissions(["clipboard-read", "clipboard-write"])  # Copy, read back
             page = pages[mode] = context.new_page()
@@ -242,7 +246,7 @@ def test_page_reads_offline_with_no_axe_violation(
             assert page.errors == [], f"JavaScript errors on {site_page} ({mode}): {page.errors}"
             if site_page in NOTEBOOK_PAGES:
                 _check_captions_contrast(page, site_page, mode)
-            _start_axe(page, None if mode == "light" else COLOUR_RULES)
+            _start_axe(page, COLOUR_RULES if mode == "light" else None)
         violations = _axe_violations(pages["light"])
         assert violations == [], f"axe on {site_page} (light):\n" + "\n".join(violations)
         # What does not depend on colour is checked in light mode (while axe runs on the dark).
@@ -652,7 +656,8 @@ def _check_code_solutions(page: Page, notebook_page: str) -> None:
         assert "make lab" not in box.inner_text()
 
 
-# Checked on each notebook page after its axe run (light mode), on the DOM already loaded; the
+# Checked on each notebook page after its axe run (light mode), on the DOM already loaded (while
+# axe runs on the dark page); the
 # last ones open <details>, the very last switches to print.
 NOTEBOOK_PAGE_CHECKS = [
     _check_neighbours,
