@@ -149,7 +149,7 @@ def test_without_javascript_the_questions_and_links_are_there(
 
 def test_no_axe_violation(browser: Browser, browser_context_args):
     """Answered, graded and a link list open, in light and in dark mode at once (test_site.py's
-    axe run: every rule in light mode, the colour rules in dark mode)."""
+    axe run: every rule in one mode, here the light one, the colour rules in the other)."""
     pages, attempted = {}, []
     try:
         for mode in ("light", "dark"):

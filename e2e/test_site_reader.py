@@ -355,35 +355,35 @@ def test_every_page_at_390_px(browser: Browser, browser_context_args: dict):
                 else:
                     narrow += 1
                     assert background == "none"
+            # Every figure as shown: caption number, the image's natural and shown size, and
+            # whether it has a "Full size" button (one round trip for the whole page).
+            shown_figures = page.evaluate(
+                """[...document.querySelectorAll('article figure.vx-figure')].map(f => {
+                     const img = f.querySelector('img');
+                     return [f.querySelector('figcaption').textContent.trim().split(' ')
+                               .slice(0, 2).join(' '),
+                             img.naturalWidth, img.naturalHeight, img.clientWidth,
+                             f.querySelectorAll('button.vx-zoom').length];
+                   })"""
+            )
             # The figures drawn for a narrow column keep their text readable.
+            by_label = {label: (w, h, shown) for label, w, h, shown, _ in shown_figures}
             for figure, label in NARROW_FIGURES.items():
-                if not name.startswith(f"notebooks/{figure[:2]}_"):
-                    continue
-                shown, *natural = page.evaluate(
-                    """label => {
-                      const figure = [...document.querySelectorAll('figure.vx-figure')].find(
-                        f => f.querySelector('figcaption').textContent.trim()
-                               .startsWith(label + ' '));
-                      const img = figure.querySelector('img');
-                      return [img.clientWidth, img.naturalWidth, img.naturalHeight];
-                    }""",
-                    label,
-                )
-                assert tuple(natural) == _png_size(ROOT / "figures" / f"{figure}.png"), figure
-                text_px[figure] = round(10 / 72 * 100 * shown / natural[0], 1)
+                if name.startswith(f"notebooks/{figure[:2]}_"):
+                    *natural, shown = by_label[label]
+                    assert tuple(natural) == _png_size(ROOT / "figures" / f"{figure}.png"), figure
+                    text_px[figure] = round(10 / 72 * 100 * shown / natural[0], 1)
             # Every figure has a "Full size" button; a shrunk one opens at full size.
+            assert all(zoom == 1 for *_, zoom in shown_figures), (name, shown_figures)
             figures = page.locator("article figure.vx-figure")
-            count = figures.count()
-            assert page.locator("article figure.vx-figure button.vx-zoom").count() == count
-            for i in range(count):
-                figure = figures.nth(i)
-                img = figure.locator("img").first
-                natural, shown = img.evaluate("i => [i.naturalWidth, i.clientWidth]")
+            for i, (_, natural, _, shown, _) in enumerate(shown_figures):
                 if shown >= natural:
                     continue
                 shrunk += 1
                 if shrunk % 4:
                     continue
+                figure = figures.nth(i)
+                img = figure.locator("img").first
                 button = figure.locator("button.vx-zoom")
                 assert "full size" in button.get_attribute("aria-label")
                 button.focus()
@@ -395,9 +395,17 @@ def test_every_page_at_390_px(browser: Browser, browser_context_args: dict):
                 page.keyboard.press("Escape")
                 assert page.locator("dialog.vx-zoom-dialog[open]").count() == 0
                 assert page.evaluate("document.activeElement.classList.contains('vx-zoom')")
-            # The exercises, their worked solutions open, fit too.
-            for details in page.locator("details.vx-solution").all():
-                details.locator("summary").click()
+            # The exercises, their worked solutions open (a click on each summary), fit too.
+            opened = page.evaluate(
+                """() => { const all = document.querySelectorAll('details.vx-solution > summary');
+                           all.forEach(s => s.click());
+                           return [all.length, document.querySelectorAll(
+                             'details.vx-solution[open]').length]; }"""
+            )
+            assert opened[0] == opened[1], (name, opened)
+            page.evaluate(
+                "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+            )
             # Copy covers no code (it sits above the first line), and every button of ours is
             # at least 24 px high and wide.
             copies, covering, small = page.evaluate(
