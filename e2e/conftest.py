@@ -319,10 +319,10 @@ def page(page: Page, lab: Lab) -> Page:
     shut_kernels_down(lab)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def lab_page(browser: Browser, browser_context_args: dict, lab: Lab) -> Page:
-    """One page for all the Lab tests of a module (each opens its notebook with `?reset`): the
-    browser keeps JupyterLab's scripts in its cache from one notebook to the next. It records
+    """One page for all the Lab tests: each leaves Lab there with no notebook open, and the next
+    opens its notebook in it (File > Open from Path) instead of loading Lab again. It records
     writes as `page` does; the tests using it shut their kernels down themselves."""
     context = browser.new_context(**browser_context_args)
     try:
