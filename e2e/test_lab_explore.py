@@ -323,9 +323,9 @@ def test_explore_in_lab_by_keyboard_and_screen_reader_then_saved_and_reopened(la
 
     # The kernels shut down, each notebook opened again in a freshly loaded Lab, as a reader's
     # next session opens it: the last figure with its alt text and caption, not "Error displaying
-    # widget: model not found" (the widget state is saved with the notebook). (Opened again in
-    # the Lab already there, after another notebook, 03 once showed that error: Lab's widget
-    # manager, not the notebook; a reload per notebook keeps this test on the saved file.)
+    # widget: model not found" (the widget state is saved with the notebook). (That error has
+    # shown intermittently on a busy machine, before this test ran the sections in one page too,
+    # in a freshly loaded Lab and, more often, in the Lab already there: a reload per notebook.)
     shut_kernels_down(lab)
     for s in sections:
         saved = load(lab.notebooks / s.path.name)
