@@ -178,8 +178,44 @@ def e2e_tmp(request):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+@dataclass
+class MakeLab:
+    """`make lab` running in the background (e2e/test_lab_terminal.py reads its terminal)."""
+
+    process: subprocess.Popen
+    port: int
+    log: Path
+
+
 @pytest.fixture(scope="session")
-def lab(e2e_tmp: Path, request):
+def make_lab(e2e_tmp: Path):
+    """`make lab` itself, as a reader runs it, on a free port and a git-ignored copy of the
+    notebooks of its own. The `lab` fixture asks for it, so that the two JupyterLabs start at
+    the same time (on two cores, the start of one costs no wall time); stopped at the end of the
+    session (test_lab_terminal.py sends the SIGTERM when it is done; the wait is here)."""
+    port, folder = _free_port(), f"my-notebooks-e2e-{secrets.token_hex(4)}"
+    log = e2e_tmp / "make-lab.log"
+    env = {k: v for k, v in os.environ.items() if k not in ("MPLBACKEND", "VITEXPLAIN_FIGURES_DIR")}
+    env["JUPYTER_RUNTIME_DIR"] = str(e2e_tmp / "make-lab-runtime")  # marks its kernels
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            ["make", "--no-print-directory", "lab", f"PORT={port}", f"LAB_DIR={folder}"],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        yield MakeLab(process, port, log)
+    finally:
+        _stop_process_tree(process)
+        shutil.rmtree(ROOT / folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def lab(e2e_tmp: Path, make_lab: MakeLab, request):
     """JupyterLab on a working copy of notebooks/ as `make lab` starts it (127.0.0.1, token auth,
     --no-browser, --allow-root as root) but on a free port, with a random token, private
     settings, workspaces and runtime dirs, an in-memory trust database (every notebook opens
@@ -403,10 +439,10 @@ def page(page: Page, lab: Lab) -> Page:
     shut_kernels_down(lab)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def lab_page(browser: Browser, browser_context_args: dict, lab: Lab) -> Page:
-    """One page for all the Lab tests of a module (each opens its notebook with `?reset`): the
-    browser keeps JupyterLab's scripts in its cache from one notebook to the next. It records
+    """One page for all the Lab tests: each leaves Lab there with no notebook open, and the next
+    opens its notebook in it (File > Open from Path) instead of loading Lab again. It records
     writes as `page` does; the tests using it shut their kernels down themselves."""
     context = browser.new_context(**browser_context_args)
     try:

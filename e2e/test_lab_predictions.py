@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import re
 
+from conftest import shut_kernels_down
 from playwright.sync_api import Page, expect
 from test_lab import (
     CELL,
     NOTEBOOK_PATHS,
     RUN_ALL_TIMEOUT,
+    close_notebook,
     load,
     open_notebook,
     wait_for_kernel_idle,
@@ -23,7 +25,8 @@ def _path(number: str):
     return next(p for p in NOTEBOOK_PATHS if p.name.startswith(f"{number}_"))
 
 
-def test_a_guess_is_typed_run_and_graded_in_the_kernel(page: Page, lab):
+def test_a_guess_is_typed_run_and_graded_in_the_kernel(lab_page: Page, lab):
+    page = lab_page
     path = _path("02")
     nb = load(path)
     open_notebook(page, lab, path, nb)
@@ -42,3 +45,5 @@ def test_a_guess_is_typed_run_and_graded_in_the_kernel(page: Page, lab):
     expected = ex.verdict("02.p2", ex.grade("02.p2", 4), ex.exercise("02.p2").why)
     output = cells.nth(guess).locator(".jp-OutputArea-output")
     expect(output).to_have_text(re.compile(re.escape(expected)), timeout=RUN_ALL_TIMEOUT)
+    close_notebook(page)  # Lab left with no notebook open for the next test
+    shut_kernels_down(lab)
