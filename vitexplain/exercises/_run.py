@@ -19,9 +19,10 @@ What a call prints and displays comes back with its result (:mod:`._output`); a 
 of a notebook starts an IPython shell of its own, so that ``display()`` works there too.
 
 Interrupting a check (Ctrl-C, Jupyter's Interrupt) is the learner's process's business: workers
-start with SIGINT ignored (a POSIX child keeps SIG_IGN, and a spawned Python does not replace
-it), so no worker prints a traceback of its own; the learner's process raises :class:`Interrupted`,
-which a notebook shows as one line.
+start with SIGINT blocked (a POSIX child keeps the signal mask of the thread that starts it, a
+spawned Python too) and then ignore it, so no worker prints a traceback of its own; a Ctrl-C that
+lands while a worker starts is held until it has started (:func:`_interrupts_held`). The
+learner's process raises :class:`Interrupted`, which a notebook shows as one line.
 """
 
 from __future__ import annotations
