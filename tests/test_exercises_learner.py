@@ -373,12 +373,13 @@ def test_numbers_the_site_shows_are_finite():
 @pytest.mark.cpu_independent
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals a thread sends")
 def test_ctrl_c_frees_the_kernel_and_ends_the_worker(monkeypatch):
-    """Ctrl-C (SIGINT, from another thread here) during a check of a function that never
-    returns: the check stops at once and the worker is killed (the limit is an hour here, so
-    only the interrupt can end it)."""
+    """Ctrl-C (SIGINT to the main thread, from another one here) during a check of a function
+    that never returns: the check stops at once and the worker is killed (the limit is an hour
+    here, so only the interrupt can end it)."""
     monkeypatch.setattr(ex, "ANSWER_TIME_LIMIT", 3600.0)
     before = set(multiprocessing.active_children())  # a warm spawned worker, if any
-    ctrl_c = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    main = threading.main_thread().ident
+    ctrl_c = threading.Timer(0.5, signal.pthread_kill, (main, signal.SIGINT))
     start = time.perf_counter()
     ctrl_c.start()
     try:
