@@ -1,6 +1,6 @@
-"""What a learner meets: a kernel whose global state they changed, a platform without fork,
-answers that try to fool the checker or break it. Each item of the issue has a test here;
-those about all exercises are parametrized over the registry."""
+"""What a learner meets: a kernel whose global state they changed, answers that try to fool the
+checker or break it (a platform without fork: tests/test_exercises_spawn.py). Each item of the
+issue has a test here; those about all exercises are parametrized over the registry."""
 
 import math
 import multiprocessing
@@ -18,7 +18,6 @@ from exercise_cases import one_per_kind, solved
 from torch import nn
 
 from vitexplain import exercises as ex
-from vitexplain.exercises import _run
 
 ALL = ex.exercises()
 VALUES = sorted(i for i, e in ALL.items() if e.returns is None)
@@ -85,9 +84,6 @@ def test_solution_keeps_the_learners_random_state():
     assert _same(before, _state())
 
 
-# --- the non-fork path, forced: what macOS and Windows run ----------------------------------
-
-
 def swallowing_loop(*args):
     while True:
         try:
@@ -95,34 +91,6 @@ def swallowing_loop(*args):
                 pass
         except:  # noqa: E722 -- the point of the test
             pass
-
-
-@pytest.mark.cpu_independent  # no float of PyTorch or NumPy compared: not in make test-baseline
-def test_without_fork_each_grading_has_a_worker_of_its_own(spawn, monkeypatch, capsys):
-    """The function sent by value (a closure) to a spawned worker: what it prints shown once;
-    its global changes stay in its worker, which has ended when the grading has (the next
-    grading has another), and never reach the learner's process."""
-    assert _run.start_method() == "spawn"
-    patchify_2d = right("01.4").function  # a closure: it must travel by value
-    allclose, workers = torch.allclose, []
-    leave = _run.LearnerFunction.__exit__
-
-    def spying_exit(learner, *exc):
-        workers.append(learner._worker[0])
-        return leave(learner, *exc)
-
-    def chatty_and_vandal(image, patch_size):
-        print("hello from the worker")
-        torch.set_default_dtype(torch.float64)  # global changes, in the worker only
-        torch.allclose = lambda *args, **kwargs: True
-        return patchify_2d(image, patch_size)
-
-    monkeypatch.setattr(_run.LearnerFunction, "__exit__", spying_exit)
-    ex.check("01.4", chatty_and_vandal)
-    out = capsys.readouterr().out
-    assert out.count("hello from the worker") == 1 and out.endswith("Exercise 01.4: right.\n")
-    assert torch.allclose is allclose and torch.get_default_dtype() == torch.float32
-    assert len(workers) == 1 and not workers[0].is_alive()
 
 
 @pytest.mark.cpu_independent

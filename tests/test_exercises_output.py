@@ -127,12 +127,9 @@ def test_displays_are_capped_in_number_and_size(notebook, capsys):
     assert out.endswith("Exercise 04.5: right.\n")
 
 
-@pytest.mark.parametrize("spawned", [False, True], ids=["fork", "spawn"])
-def test_plain_python_prints_what_is_displayed(spawned, request, capsys):
+def test_plain_python_prints_what_is_displayed(capsys):
     """Outside IPython display() prints its object, in the worker as without the checker (a
-    spawned worker starts no shell of its own)."""
-    if spawned:
-        request.getfixturevalue("spawn")
+    spawned worker: tests/test_exercises_spawn.py)."""
     assert _output.ipython() is None
     reference = ex.solution("04.5")
 
