@@ -7,6 +7,9 @@ A notebook's functions live in its ``__main__``; so do they here (a module put i
 an ``lru_cache`` wrapper by name (which a spawned worker cannot find), a lock or a generator not
 at all. None of them may be refused as "the checker has a bug" or "ended its process": each is
 graded (in the learner's process, under the time limit, when no worker can hold it).
+
+Each worker start imports torch (seconds): the tests share the warm worker (``spawn`` in
+conftest.py), and start a fresh one only where the start itself is tested.
 """
 
 import os
@@ -20,6 +23,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from IPython.display import display
 
 from vitexplain import exercises as ex
 from vitexplain.exercises import _run
@@ -156,45 +160,6 @@ def test_a_worker_interrupted_as_it_starts_takes_the_notebooks_caches(notebook, 
     assert held == [True]
 
 
-def test_each_grading_has_a_worker_of_its_own(spawn, monkeypatch, capsys):
-    """The function sent by value (a closure) to a spawned worker: what it prints and displays
-    shown once (displayed as printed: a worker of a plain Python process starts no shell); its
-    global changes stay in its worker, which has ended when the grading has (the next grading
-    has another), and never reach the learner's process."""
-    from IPython.display import display
-
-    patchify_2d = ex.solution("01.4").function  # a closure: it must travel by value
-    allclose, workers = torch.allclose, []
-    leave = _run.LearnerFunction.__exit__
-
-    def spying_exit(learner, *exc):
-        workers.append(learner._worker[0])
-        return leave(learner, *exc)
-
-    class Table:
-        def _repr_html_(self):
-            return "<table><tr><td>1</td></tr></table>"
-
-        def __repr__(self):
-            return "Table(1 row)"
-
-    def chatty_and_vandal(image, patch_size):
-        print("hello from the worker")
-        display(Table())
-        torch.set_default_dtype(torch.float64)  # global changes, in the worker only
-        torch.allclose = lambda *args, **kwargs: True
-        return patchify_2d(image, patch_size)
-
-    monkeypatch.setattr(_run.LearnerFunction, "__exit__", spying_exit)
-    ex.check("01.4", chatty_and_vandal)
-    assert capsys.readouterr().out == (
-        "patchify_2d printed (first call):\nhello from the worker\nTable(1 row)\n"
-        "Exercise 01.4: right.\n"
-    )
-    assert torch.allclose is allclose and torch.get_default_dtype() == torch.float32
-    assert len(workers) == 1 and not workers[0].is_alive()
-
-
 def test_right_functions_no_worker_can_take_are_right(notebook, capfd):
     for name in RIGHT:  # run in the learner's process
         _graded_right_keeping_the_learners_state(notebook, name, capfd)
@@ -247,6 +212,44 @@ def test_a_forbidden_helper_is_seen_in_the_learners_process_too(notebook):
     )
     hint = ex.grade("05.3", notebook["count_by_helper"])
     assert hint is not None and hint.startswith("right \N{EM DASH} and now without"), hint
+
+
+def test_each_grading_has_a_worker_of_its_own(spawn, monkeypatch, capsys):
+    """(After the tests above, which run their functions here: the warm worker is ready.) The
+    function sent by value (a closure) to a spawned worker: what it prints and displays
+    shown once (displayed as printed: a worker of a plain Python process starts no shell); its
+    global changes stay in its worker, which has ended when the grading has (the next grading
+    has another), and never reach the learner's process."""
+    patchify_2d = ex.solution("01.4").function  # a closure: it must travel by value
+    allclose, workers = torch.allclose, []
+    leave = _run.LearnerFunction.__exit__
+
+    def spying_exit(learner, *exc):
+        workers.append(learner._worker[0])
+        return leave(learner, *exc)
+
+    class Table:
+        def _repr_html_(self):
+            return "<table><tr><td>1</td></tr></table>"
+
+        def __repr__(self):
+            return "Table(1 row)"
+
+    def chatty_and_vandal(image, patch_size):
+        print("hello from the worker")
+        display(Table())
+        torch.set_default_dtype(torch.float64)  # global changes, in the worker only
+        torch.allclose = lambda *args, **kwargs: True
+        return patchify_2d(image, patch_size)
+
+    monkeypatch.setattr(_run.LearnerFunction, "__exit__", spying_exit)
+    ex.check("01.4", chatty_and_vandal)
+    assert capsys.readouterr().out == (
+        "patchify_2d printed (first call):\nhello from the worker\nTable(1 row)\n"
+        "Exercise 01.4: right.\n"
+    )
+    assert torch.allclose is allclose and torch.get_default_dtype() == torch.float32
+    assert len(workers) == 1 and not workers[0].is_alive()
 
 
 # --- an interrupted check: one line -----------------------------------------------------------
