@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from vitexplain import ViT, load_mountains
+from vitexplain.exercises import _run
 
 # The scripts the tests check are imported as modules (`import compare_figures`), as
 # e2e/conftest.py does for its own.
@@ -73,3 +74,19 @@ def model() -> ViT:
         for p in vit.parameters():
             p.add_(0.3 * torch.randn_like(p))
     return vit.eval()
+
+
+@pytest.fixture(scope="module")
+def _warm_worker_ends():
+    """A spawned grading worker is kept warm for the next grading (it takes seconds to start:
+    it imports torch); the tests of a module share it, and it ends with the module."""
+    yield
+    if _run._spare is not None:
+        _run._stop(_run._spare, now=True)
+        _run._spare = None
+
+
+@pytest.fixture
+def spawn(monkeypatch, _warm_worker_ends):
+    """Grading without fork, as on macOS and Windows: in spawned workers."""
+    monkeypatch.setattr(_run, "START_METHOD", "spawn")

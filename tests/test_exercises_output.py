@@ -1,5 +1,6 @@
 """What a graded function prints and displays: recorded in the worker, shown once, in order,
-capped; under IPython (a shell here, and a real kernel) and in plain Python; fork and spawn."""
+capped; under IPython (a shell here, and a real kernel) and in plain Python; fork and spawn. And
+what a real kernel shows for a check interrupted (Jupyter's Interrupt): one line."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ import base64
 import builtins
 import os
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
 from vitexplain import exercises as ex
-from vitexplain.exercises import _output, _run
+from vitexplain.exercises import _output
 
 pytest.importorskip("IPython")
 from IPython.display import Markdown, display  # noqa: E402
@@ -20,17 +23,6 @@ from IPython.display import Markdown, display  # noqa: E402
 pytestmark = pytest.mark.cpu_independent
 
 PNG = b"\x89PNG\r\n\x1a\n"
-
-
-@pytest.fixture(params=["fork", "spawn"])
-def start(request, monkeypatch):
-    """Both start methods: fork (Linux) and spawn (macOS, Windows), no warm worker left."""
-    monkeypatch.setattr(_run, "START_METHOD", request.param)
-    yield request.param
-    if _run._spare is not None:
-        _run._spare[0].kill()
-        _run._spare[0].join()
-        _run._spare = None
 
 
 class Marking:
@@ -101,7 +93,8 @@ def showing(exercise_id: str):
     return answer
 
 
-def test_a_notebook_gets_the_displays_once_in_order_with_the_printing(start, notebook, capsys):
+def test_a_notebook_gets_the_displays_once_in_order_with_the_printing(notebook, capsys):
+    """With fork (with spawn: the real kernel below)."""
     ex.check("04.5", showing("04.5"))  # the grader calls the function many times
     out = capsys.readouterr().out
     assert out == (
@@ -115,7 +108,7 @@ def test_a_notebook_gets_the_displays_once_in_order_with_the_printing(start, not
     assert figure["text/plain"] == "<Figure size 640x480 with 1 Axes>"
 
 
-def test_displays_are_capped_in_number_and_size(start, notebook, capsys):
+def test_displays_are_capped_in_number_and_size(notebook, capsys):
     reference = ex.solution("04.5")
 
     def flood(x):
@@ -134,8 +127,9 @@ def test_displays_are_capped_in_number_and_size(start, notebook, capsys):
     assert out.endswith("Exercise 04.5: right.\n")
 
 
-def test_plain_python_prints_what_is_displayed(start, capsys):
-    """Outside IPython display() prints its object, in the worker as without the checker."""
+def test_plain_python_prints_what_is_displayed(capsys):
+    """Outside IPython display() prints its object, in the worker as without the checker (a
+    spawned worker: tests/test_exercises_spawn.py)."""
     assert _output.ipython() is None
     reference = ex.solution("04.5")
 
@@ -185,8 +179,16 @@ import vitexplain as vx
 from IPython.display import Markdown
 reference = vx.exercises.solution("04.5")
 
+class Table:
+    def _repr_html_(self):
+        return "<table><tr><td>1</td></tr></table>"
+
+    def __repr__(self):
+        return "Table(1 row)"
+
 def answer(x):
     print("before")
+    display(Table())
     display(Markdown("*slanted*"))
     plt.plot([0, 1], [1, 0])
     plt.show()
@@ -196,9 +198,21 @@ def answer(x):
 vx.exercises.check("04.5", answer)
 """
 
+_SLOW_CELL = """
+import time
+from pathlib import Path
+
+def count(h, w, k, s, p):
+    Path(MARKER).touch()  # the worker runs the function now
+    time.sleep(60)
+
+vx.exercises.check("05.3", count)
+"""
+
 
 def _outputs(client, code: str) -> tuple[str, list[dict]]:
-    """A cell's output as text, each display (and error) as a marker, and the displays."""
+    """A cell's output as text, each display (and error) as a marker, and the displays (and
+    the errors' tracebacks)."""
     client.execute(code)
     messages = []
     while not messages or messages[-1]["content"].get("execution_state") != "idle":
@@ -209,30 +223,78 @@ def _outputs(client, code: str) -> tuple[str, list[dict]]:
         if message["msg_type"] == "stream":
             shown += content["text"]
         elif message["msg_type"] in ("display_data", "error"):
-            bundles.append(content.get("data", content))
+            bundles.append(content.get("data", content.get("traceback")))
             shown += f"<display {len(bundles)}>"
     return shown, bundles
 
 
-def test_a_real_kernel_sends_the_displays_to_the_notebook():
-    """A cell run in a Jupyter kernel: its iopub messages hold the text and two display_data,
-    in order; with fork, then with spawn in the same kernel (one kernel start for both).
-    MPLBACKEND=Agg in the kernel's environment: the cell's %matplotlib inline rules."""
+def _spawned_worker(pid: int) -> bool:
+    """Whether process ``pid`` has a spawned multiprocessing child (Linux's /proc)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent = int(stat.read_text().rpartition(")")[2].split()[1])
+            command = (stat.parent / "cmdline").read_bytes()
+        except (OSError, ValueError):  # it ended meanwhile
+            continue
+        if parent == pid and b"spawn_main" in command:
+            return True
+    return False
+
+
+def _interrupted(manager, client, code: str, when) -> tuple[str, list]:
+    """What a cell shows when Jupyter's Interrupt (SIGINT to the kernel's process group, its
+    workers too) is pressed as soon as ``when()``."""
+    client.execute(code)
+    deadline = time.monotonic() + 120
+    while not when():
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    manager.interrupt_kernel()
+    messages = []
+    while not messages or messages[-1]["content"].get("execution_state") != "idle":
+        messages.append(client.get_iopub_msg(timeout=120))
+    return "".join(m["content"]["text"] for m in messages if m["msg_type"] == "stream"), [
+        m["content"]["traceback"] for m in messages if m["msg_type"] == "error"
+    ]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds workers in /proc")
+def test_a_real_kernel_shows_the_displays_and_an_interrupted_check_in_one_line(tmp_path):
+    """Cells run in one Jupyter kernel: their iopub messages hold the text and three
+    display_data, in order, with fork and then with spawn; a check interrupted while the
+    function runs (fork) or while its worker starts (spawn) shows one line, and no worker's
+    traceback. MPLBACKEND=Agg in the kernel's environment: the cell's %matplotlib inline rules."""
     from jupyter_client.manager import start_new_kernel
 
     env = {**os.environ, "VITEXPLAIN_GRADER_START": "fork", "MPLBACKEND": "agg"}
     manager, client = start_new_kernel(kernel_name="python3", env=env)
+    runs, starts = tmp_path / "runs", tmp_path / "starts"
     try:
         fork = _outputs(client, _KERNEL_CELL)
-        spawn = _outputs(client, 'vx.exercises._run.START_METHOD = "spawn"\n' + _KERNEL_CELL)
+        slow = _SLOW_CELL.replace("MARKER", repr(str(runs)))
+        while_it_runs = _interrupted(manager, client, slow, runs.exists)
+        slow = _SLOW_CELL.replace("MARKER", repr(str(starts)))
+        slow = 'vx.exercises._run.START_METHOD = "spawn"\n' + slow
+        pid = manager.provisioner.pid
+        while_it_starts = _interrupted(manager, client, slow, lambda: _spawned_worker(pid))
+        spawn = _outputs(client, _KERNEL_CELL)
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
     for shown, bundles in (fork, spawn):
         assert shown == (
             "causal_skew printed and displayed (first call):\nbefore\n"
-            "<display 1><display 2>after\nExercise 04.5: right.\n"
+            "<display 1><display 2><display 3>after\nExercise 04.5: right.\n"
         )
-        markdown, figure = bundles
+        table, markdown, figure = bundles
+        assert table == {
+            "text/plain": "Table(1 row)",
+            "text/html": "<table><tr><td>1</td></tr></table>",
+        }
         assert markdown["text/markdown"] == "*slanted*"
         assert base64.b64decode(figure["image/png"]).startswith(PNG)
+        assert figure["text/plain"] == "<Figure size 640x480 with 1 Axes>"
+    one_line = ("", [["KeyboardInterrupt: the check of exercise 05.3 was interrupted"]])
+    assert while_it_runs == one_line
+    assert while_it_starts == one_line
+    assert not starts.exists()  # it was interrupted before its worker called the function

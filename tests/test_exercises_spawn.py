@@ -1,23 +1,29 @@
 """Grading without fork (macOS, Windows), forced here on Linux: the answers of issue 38 that a
-spawned worker could not take, and an interrupted check.
+spawned worker could not take, and a Ctrl-C while a worker starts (a real kernel's interrupts:
+tests/test_exercises_output.py).
 
 A notebook's functions live in its ``__main__``; so do they here (a module put in
 ``sys.modules["__main__"]``), so that they are pickled as a notebook's are: a function by value,
 an ``lru_cache`` wrapper by name (which a spawned worker cannot find), a lock or a generator not
 at all. None of them may be refused as "the checker has a bug" or "ended its process": each is
 graded (in the learner's process, under the time limit, when no worker can hold it).
+
+Each worker start imports torch (seconds): the tests share the warm worker (``spawn`` in
+conftest.py), and start a fresh one only where the start itself is tested.
 """
 
 import os
 import signal
-import subprocess
 import sys
+import threading
 import time
 import types
+from multiprocessing import popen_spawn_posix, resource_tracker
 from pathlib import Path
 
 import pytest
 import torch
+from IPython.display import display
 
 from vitexplain import exercises as ex
 from vitexplain.exercises import _run
@@ -42,18 +48,19 @@ def along(n, k, s, p):
     return (n + 2 * p - k) // s + 1
 
 
-@functools.cache
-def count_cached(h, w, k, s, p):
-    return along(h, k, s, p) * along(w, k, s, p)
-
-
 @functools.lru_cache(maxsize=None)
 def along_cached(n, k, s, p):
     return (n + 2 * p - k) // s + 1
 
 
-def count_with_cached_helper(h, w, k, s, p):
-    return along_cached(h, k, s, p) * along_cached(w, k, s, p)
+@functools.cache
+def steps(n, k, s):
+    return 1 if n < k + s else 1 + steps(n - s, k, s)
+
+
+@functools.cache
+def count_cached(h, w, k, s, p):  # a cache, calling a cache and a recursive one
+    return steps(h + 2 * p, k, s) * along_cached(w, k, s, p)
 
 
 def count_under_lock(h, w, k, s, p):
@@ -95,19 +102,14 @@ RIGHT = [  # run in the learner's process: no worker can take them
 
 
 @pytest.fixture
-def notebook(monkeypatch, tmp_path):
+def notebook(monkeypatch, tmp_path, spawn):
     """The cell above, run in a ``__main__`` of its own, with spawn forced."""
     main = types.ModuleType("__main__")
     main.__dict__["__file__path"] = str(tmp_path / "log.txt")
     monkeypatch.setitem(sys.modules, "__main__", main)
     exec(compile(NOTEBOOK, "<notebook>", "exec"), main.__dict__)
-    monkeypatch.setattr(_run, "START_METHOD", "spawn")
     yield main.__dict__
     main.__dict__["log"].close()
-    if _run._spare is not None:  # do not leave the warm worker behind
-        _run._spare[0].kill()
-        _run._spare[0].join()
-        _run._spare = None
 
 
 def _graded_right_keeping_the_learners_state(notebook, name, capfd) -> None:
@@ -121,24 +123,32 @@ def _graded_right_keeping_the_learners_state(notebook, name, capfd) -> None:
     assert "Traceback" not in captured.err + captured.out, name  # no worker's traceback either
 
 
-@pytest.mark.parametrize("name", RIGHT)
-def test_a_right_function_no_worker_can_take_is_right(notebook, name, capfd):
-    _graded_right_keeping_the_learners_state(notebook, name, capfd)
+def _sigint_held_or_ignored(pid: int) -> bool:
+    """Whether process ``pid`` blocks or ignores SIGINT now (Linux's /proc; elsewhere True)."""
+    status = Path(f"/proc/{pid}/status")
+    if not status.exists():
+        return True
+    fields = dict(line.split(":\t", 1) for line in status.read_text().splitlines())
+    return bool((int(fields["SigBlk"], 16) | int(fields["SigIgn"], 16)) & 1 << signal.SIGINT - 1)
 
 
-def test_the_notebooks_caches_travel_to_the_worker(notebook, monkeypatch, capfd):
-    """An lru_cache wrapper of the notebook (``@functools.cache`` too, and a function calling
-    one) is sent by value with its code (a recursive one too): those answers are graded right
-    in a worker, not in the learner's process, as the right ones above are."""
-    exec(
-        "@functools.cache\n"
-        "def steps(n, k, s):\n"
-        "    return 1 if n < k + s else 1 + steps(n - s, k, s)\n"
-        "def count_recursive(h, w, k, s, p):\n"
-        "    return steps(h + 2 * p, k, s) * steps(w + 2 * p, k, s)\n",
-        notebook,
-    )
-    held = []  # whether a worker held the function, per grading
+def test_a_worker_interrupted_as_it_starts_takes_the_notebooks_caches(notebook, monkeypatch, capfd):
+    """A Ctrl-C reaches the whole process group, so also a worker that is importing torch: it
+    starts with SIGINT blocked, then ignores it, and prints no traceback; the learner's process
+    has its handler and signal mask back. That worker then takes an lru_cache wrapper of the
+    notebook (``@functools.cache`` too) that calls two more, a recursive one among them: each is
+    sent by value with its code, and graded right in the worker, not in the learner's process."""
+    if _run._spare is not None:  # a fresh worker
+        _run._stop(_run._spare, now=True)
+        _run._spare = None
+    resource_tracker._resource_tracker._stop()  # this start starts it (and it unblocks SIGINT)
+    handler = signal.getsignal(signal.SIGINT)
+    _run.prestart()
+    assert signal.getsignal(signal.SIGINT) is handler
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    assert _sigint_held_or_ignored(_run._spare[0].pid)
+    os.kill(_run._spare[0].pid, signal.SIGINT)  # it is importing torch now
+    held = []  # whether a worker held the function
     leave = _run.LearnerFunction.__exit__
 
     def spying_exit(learner, *exc):
@@ -146,31 +156,41 @@ def test_the_notebooks_caches_travel_to_the_worker(notebook, monkeypatch, capfd)
         return leave(learner, *exc)
 
     monkeypatch.setattr(_run.LearnerFunction, "__exit__", spying_exit)
-    for name in ("count_cached", "count_with_cached_helper", "count_recursive"):
+    _graded_right_keeping_the_learners_state(notebook, "count_cached", capfd)
+    assert held == [True]
+
+
+def test_right_functions_no_worker_can_take_are_right(notebook, capfd):
+    for name in RIGHT:  # run in the learner's process
         _graded_right_keeping_the_learners_state(notebook, name, capfd)
-    assert held == [True, True, True]
 
 
 def test_a_wrong_one_gets_the_hint_and_a_loop_the_time_limit(notebook, monkeypatch):
     hint = ex.grade("05.3", notebook["wrong_under_lock"])
-    assert hint == ex.grade("05.3", ALL_WRONG()), hint  # as a worker would grade it
+    monkeypatch.setattr(_run, "START_METHOD", "fork")  # the same formula, graded in a worker
+    assert hint == ex.grade("05.3", ALL_WRONG()), hint
     assert "bug" not in hint and "process" not in hint
-    monkeypatch.setattr(ex, "ANSWER_TIME_LIMIT", 1.0)
+    monkeypatch.setattr(_run, "START_METHOD", "spawn")
+    monkeypatch.setattr(ex, "ANSWER_TIME_LIMIT", 0.5)
     start = time.perf_counter()
-    assert ex.grade("05.3", notebook["loop_under_lock"]) == "your function took longer than 1 s"
+    assert ex.grade("05.3", notebook["loop_under_lock"]) == "your function took longer than 0.5 s"
     assert time.perf_counter() - start < 5
 
 
 def test_a_call_stuck_in_c_code_gives_the_learner_their_output_back(notebook, monkeypatch, capsys):
     exec(
-        "import time\ndef sleeping(h, w, k, s, p):\n    with lock:\n        time.sleep(3)\n",
+        "import time\ndef sleeping(h, w, k, s, p):\n    with lock:\n        time.sleep(1.5)\n",
         notebook,
     )
-    monkeypatch.setattr(ex, "ANSWER_TIME_LIMIT", 1.0)
-    assert ex.grade("05.3", notebook["sleeping"]) == "your function took longer than 1 s"
+    monkeypatch.setattr(ex, "ANSWER_TIME_LIMIT", 0.5)
+    threads = set(threading.enumerate())
+    assert ex.grade("05.3", notebook["sleeping"]) == "your function took longer than 0.5 s"
     print("the learner's own line")
     assert "the learner's own line" in capsys.readouterr().out
-    time.sleep(2.5)  # the thread ends, and leaves the output as it is
+    deadline = time.monotonic() + 30
+    while set(threading.enumerate()) - threads:  # the thread ends, and leaves the output as it is
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
     print("and the next")
     assert "and the next" in capsys.readouterr().out
 
@@ -194,91 +214,45 @@ def test_a_forbidden_helper_is_seen_in_the_learners_process_too(notebook):
     assert hint is not None and hint.startswith("right \N{EM DASH} and now without"), hint
 
 
-# --- an interrupted check: one line, no worker's traceback -----------------------------------
+def test_each_grading_has_a_worker_of_its_own(spawn, monkeypatch, capsys):
+    """(After the tests above, which run their functions here: the warm worker is ready.) The
+    function sent by value (a closure) to a spawned worker: what it prints and displays
+    shown once (displayed as printed: a worker of a plain Python process starts no shell); its
+    global changes stay in its worker, which has ended when the grading has (the next grading
+    has another), and never reach the learner's process."""
+    patchify_2d = ex.solution("01.4").function  # a closure: it must travel by value
+    allclose, workers = torch.allclose, []
+    leave = _run.LearnerFunction.__exit__
 
-# A notebook cell run by IPython (as a kernel runs it), in a process group of its own, as
-# Jupyter's Interrupt and a terminal's Ctrl-C signal the whole group.
-CELL = """
-import sys, time
-from pathlib import Path
-from IPython.core.interactiveshell import InteractiveShell
-from vitexplain.exercises import _run
+    def spying_exit(learner, *exc):
+        workers.append(learner._worker[0])
+        return leave(learner, *exc)
 
-_run.START_METHOD = "spawn"
-shell = InteractiveShell.instance()
-shell.run_cell('''
-import time
-from pathlib import Path
-import vitexplain as vx
+    class Table:
+        def _repr_html_(self):
+            return "<table><tr><td>1</td></tr></table>"
 
-def count(h, w, k, s, p):
-    Path(sys.argv[1]).touch()  # the worker runs the function now
-    time.sleep(60)
+        def __repr__(self):
+            return "Table(1 row)"
 
-print("checking", flush=True)
-vx.exercises.check("05.3", count)
-''')
-print("cell done", flush=True)
-"""
+    def chatty_and_vandal(image, patch_size):
+        print("hello from the worker")
+        display(Table())
+        torch.set_default_dtype(torch.float64)  # global changes, in the worker only
+        torch.allclose = lambda *args, **kwargs: True
+        return patchify_2d(image, patch_size)
 
-
-def _interrupted_cell(tmp_path: Path, when: str) -> list[str]:
-    """The lines a cell checking a slow function shows when interrupted ``when``."""
-    marker = tmp_path / "called"
-    process = subprocess.Popen(
-        [sys.executable, "-c", CELL.replace("sys.argv[1]", repr(str(marker))), str(marker)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-        cwd=tmp_path,
+    monkeypatch.setattr(_run.LearnerFunction, "__exit__", spying_exit)
+    ex.check("01.4", chatty_and_vandal)
+    assert capsys.readouterr().out == (
+        "patchify_2d printed (first call):\nhello from the worker\nTable(1 row)\n"
+        "Exercise 01.4: right.\n"
     )
-    try:
-        assert process.stdout.readline() == "checking\n"
-        if when == "while the worker starts":
-            # the spawned worker exists, and is importing torch (seconds): on a busy machine a
-            # fixed wait from "checking" could land in the parent's start() itself
-            deadline = time.monotonic() + 120
-            while not _has_spawned_worker(process.pid):
-                assert time.monotonic() < deadline and process.poll() is None
-                time.sleep(0.05)
-            time.sleep(0.3)
-        else:
-            deadline = time.monotonic() + 120
-            while not marker.exists():
-                assert time.monotonic() < deadline and process.poll() is None
-                time.sleep(0.05)
-        os.killpg(process.pid, signal.SIGINT)
-        out, _ = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-    return out.splitlines()
+    assert torch.allclose is allclose and torch.get_default_dtype() == torch.float32
+    assert len(workers) == 1 and not workers[0].is_alive()
 
 
-def _has_spawned_worker(pid: int) -> bool:
-    """Whether process ``pid`` has a spawned multiprocessing child (Linux's /proc; elsewhere
-    True: the fixed wait alone)."""
-    if not Path("/proc/self/stat").exists():
-        return True
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            parent = int(stat.read_text().rpartition(")")[2].split()[1])
-            command = (stat.parent / "cmdline").read_bytes()
-        except (OSError, ValueError):  # it ended meanwhile
-            continue
-        if parent == pid and b"spawn_main" in command:
-            return True
-    return False
-
-
-@pytest.mark.parametrize("when", ["while the worker starts", "while the function runs"])
-def test_an_interrupted_check_shows_one_line(tmp_path, when):
-    lines = _interrupted_cell(tmp_path, when)
-    assert lines == [
-        "KeyboardInterrupt: the check of exercise 05.3 was interrupted",
-        "cell done",
-    ], "\n".join(lines)
+# --- an interrupted check: one line -----------------------------------------------------------
 
 
 def test_the_interruption_is_still_a_keyboardinterrupt():
@@ -288,14 +262,33 @@ def test_the_interruption_is_still_a_keyboardinterrupt():
     assert shown == ["KeyboardInterrupt: the check of exercise 05.3 was interrupted"]
 
 
-def test_a_worker_ignores_an_interrupt_from_its_start(monkeypatch):
-    """Started with SIGINT ignored (a spawned Python keeps SIG_IGN): an interrupt while it
-    imports torch does not end it; and the learner's process has its handler back."""
+@pytest.mark.parametrize("to", ["this thread", "the process, beside a thread"])
+def test_a_ctrl_c_while_a_worker_starts_interrupts_the_check(notebook, monkeypatch, to):
+    """A Ctrl-C that lands in the learner's process while it starts a worker (sent from inside
+    the start here) interrupts the check at once, not at the time limit, and ends that worker;
+    sent to the process while another thread runs (a kernel's), that thread may receive it."""
+    launch, launched = popen_spawn_posix.Popen._launch, []
+
+    def interrupted_launch(popen, process):
+        if to == "this thread":
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+        else:
+            os.kill(os.getpid(), signal.SIGINT)
+        launch(popen, process)
+        launched.append(popen)
+
+    monkeypatch.setattr(_run, "_spare", None)  # the warm worker, if any, set aside: a start
+    monkeypatch.setattr(popen_spawn_posix.Popen, "_launch", interrupted_launch)
+    monkeypatch.setattr(ex, "ANSWER_TIME_LIMIT", 2.0)
+    other = threading.Event()
+    if to != "this thread":
+        threading.Thread(target=other.wait, daemon=True).start()
     handler = signal.getsignal(signal.SIGINT)
-    worker = _run._start("spawn", None)
     try:
-        assert signal.getsignal(signal.SIGINT) is handler
-        os.kill(worker[0].pid, signal.SIGINT)  # it is importing torch now
-        assert worker[1].poll(120) and worker[1].recv() == ("ready",)
+        with pytest.raises(_run.Interrupted):
+            ex.grade("05.3", ALL_WRONG())
     finally:
-        _run._stop(worker)
+        other.set()
+    assert len(launched) == 1 and launched[0].wait(5) is not None  # started whole, then ended
+    assert signal.getsignal(signal.SIGINT) is handler
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])

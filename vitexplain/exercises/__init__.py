@@ -184,10 +184,10 @@ def grade(exercise_id: str, answer: Any) -> str | None:
         function that calls a helper the task forbids.
     """
     item = exercise(exercise_id)
-    prestart()  # without fork: a worker warms up for the next function answer
-    if answer is Ellipsis:
-        return NO_ANSWER
     try:
+        prestart()  # without fork: a worker warms up for the next function answer
+        if answer is Ellipsis:
+            return NO_ANSWER
         with clean_state():
             if isinstance(item.grade, ValueSpec | ChoiceSpec):
                 kind, hint = _grade_value(item, answer)

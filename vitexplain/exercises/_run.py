@@ -19,9 +19,10 @@ What a call prints and displays comes back with its result (:mod:`._output`); a 
 of a notebook starts an IPython shell of its own, so that ``display()`` works there too.
 
 Interrupting a check (Ctrl-C, Jupyter's Interrupt) is the learner's process's business: workers
-start with SIGINT ignored (a POSIX child keeps SIG_IGN, and a spawned Python does not replace
-it), so no worker prints a traceback of its own; the learner's process raises :class:`Interrupted`,
-which a notebook shows as one line.
+start with SIGINT blocked (a POSIX child keeps the signal mask of the thread that starts it, a
+spawned Python too) and then ignore it, so no worker prints a traceback of its own; a Ctrl-C that
+lands while a worker starts is held until it has started (:func:`_interrupts_held`). The
+learner's process raises :class:`Interrupted`, which a notebook shows as one line.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ START_METHOD: str | None = os.environ.get("VITEXPLAIN_GRADER_START") or None
 STARTUP_LIMIT = 120.0
 #: Bytes a call may allocate beyond what the worker holds when it starts (Linux only).
 MEMORY_LIMIT = 2 << 30
+
+_POSIX = hasattr(signal, "pthread_sigmask")  # Windows has no signal masks
 
 
 @contextlib.contextmanager
@@ -115,7 +118,9 @@ def _limit_memory() -> None:
 
 def _serve(conn: Connection, function: Callable[..., Any] | None, shell: str | None) -> None:
     """The worker: receive the function (spawn) and its settings, then answer calls."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner's process handles interrupts
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner's process handles interrupts,
+    if _POSIX:  # and one sent while this worker started (blocked since) is dropped
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     torch.set_num_threads(1)  # small inputs; and a forked child has no OpenMP pool
     if shell is not None:  # spawned for a notebook: display() needs a shell (fork inherits it)
         start_ipython(shell)
@@ -175,17 +180,28 @@ def _dumps(function: Callable[..., Any]) -> bytes:
 
 
 @contextlib.contextmanager
-def _interrupts_ignored() -> Iterator[None]:
-    """SIGINT ignored while a worker starts, so that the worker ignores it from its start."""
+def _interrupts_held() -> Iterator[None]:
+    """A Ctrl-C held back while a worker starts, and raised here once it has started.
+
+    SIGINT is blocked in this thread, so the worker starts with it blocked (:func:`_serve`
+    ignores it, then unblocks it); another thread may still receive it (a kernel has several),
+    so the main thread's handler only notes it meanwhile.
+    """
+    noted: list[int] = []
     previous = signal.getsignal(signal.SIGINT)  # None: set outside Python, not restorable
-    if threading.current_thread() is not threading.main_thread() or previous is None:
-        yield  # only the main thread may set a handler; _serve ignores it a little later
-        return
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    main = threading.current_thread() is threading.main_thread() and previous is not None
+    if main:  # only the main thread may set a handler
+        signal.signal(signal.SIGINT, lambda *_: noted.append(1))
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if _POSIX else None
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # one held is noted now
+        if main:
+            signal.signal(signal.SIGINT, previous)
+        if noted:
+            signal.raise_signal(signal.SIGINT)  # to the learner's handler: KeyboardInterrupt
 
 
 def _start(method: str, function: Callable[..., Any] | None) -> tuple[Any, Connection]:
@@ -194,25 +210,36 @@ def _start(method: str, function: Callable[..., Any] | None) -> tuple[Any, Conne
     shell = shell_settings() if method == "spawn" else None
     process = context.Process(target=_serve, args=(theirs, function, shell), daemon=True)
     main = sys.modules["__main__"]
+    if method == "spawn" and _POSIX:  # its first start unblocks SIGINT: before ours, not in it
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
     if method == "spawn":  # spawn would run the learner's script (a __main__ with a __file__)
         # again in the worker; the function travels by value, so the worker needs no __main__.
         sys.modules["__main__"] = types.ModuleType("__main__")
     try:
-        with warnings.catch_warnings(), _interrupts_ignored():  # Python 3.12+: fork of a
+        with warnings.catch_warnings(), _interrupts_held():  # Python 3.12+: fork of a
             warnings.simplefilter("ignore", DeprecationWarning)  # threaded process; 1 thread
             process.start()
+    except KeyboardInterrupt:  # a Ctrl-C while it started: it ends too
+        if process.pid is not None:
+            process.kill()
+            process.join()
+        raise
     finally:
         sys.modules["__main__"] = main
     theirs.close()
     return process, ours
 
 
-def _stop(worker: tuple[Any, Connection]) -> None:
-    """End a worker: ask, and kill it if it has not ended a second later."""
+def _stop(worker: tuple[Any, Connection], now: bool = False) -> None:
+    """End a worker: ask, and kill it if it has not ended a second later (or at once: ``now``,
+    for a worker busy with a call or still starting)."""
     process, conn = worker
-    with contextlib.suppress(OSError):
-        conn.send_bytes(b"")
-    process.join(1)
+    if not now:
+        with contextlib.suppress(OSError):
+            conn.send_bytes(b"")
+        process.join(1)
     if process.is_alive():
         process.kill()
         process.join()
@@ -229,6 +256,9 @@ def _load(worker: tuple[Any, Connection], message: tuple) -> bool:
                 return True
     except (EOFError, OSError):  # the worker ended while starting
         pass
+    except BaseException:  # interrupted (Ctrl-C) while it starts: it ends too
+        _stop(worker, now=True)
+        raise
     _stop(worker)
     return False
 
@@ -342,8 +372,8 @@ class LearnerFunction:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._worker is not None:
-            _stop(self._worker)
+        if self._worker is not None:  # busy with a call if interrupted: killed at once
+            _stop(self._worker, now=exc[0] is not None)
             self._worker = None
         if start_method() == "spawn":
             prestart()  # warm for the next grading
