@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -303,35 +304,121 @@ def block_network(context: BrowserContext) -> list[str]:
     return attempted
 
 
-# In dark mode only colours change: no script reads the mode, and no page has the theme's
-# .only-light/.only-dark parts (test_site.py), so there axe-core runs only its colour rules (those
-# of category cat.color on by default); light mode runs every rule.
+# From one mode to the other only colours change (the markup is the same: no page has the
+# theme's .only-light/.only-dark parts, asserted in test_site.py, and no script reads the mode),
+# so in one mode axe-core runs the rules that read colours: its rules of category cat.color that
+# run by default (color-contrast-enhanced, WCAG AAA, is off by default, in both modes). The other
+# mode runs every rule.
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
-AXE_SCRIPT = Axe().axe_script
+AXE_SCRIPT = Axe().axe_script  # axe-core, as axe-playwright-python bundles it
+# Pygments gives every token of a code block a span of its own: about 2,400 with text on a
+# notebook page, 70 % of the elements axe's color-contrast reads, and most of an axe run (a page
+# took it 24 s, 6 s without them), yet their contrast is that of a few dozen (colour, background)
+# pairs. So color-contrast checks every element but these spans, and `_code_contrast` checks
+# every distinct (colour, backgrounds) pair of all of them (the same selector: no span is left
+# out), in the same mode, once the same transitions have ended.
+CODE_SPANS = "div.highlight pre span"
+CODE_STYLES_JS = """selector => {
+  const memo = new Map();
+  // an element's background layers, its own first, up to the first opaque one; and what the
+  // contrast below does not model: background images on the way, opacity up to the root
+  const backdrop = e => {
+    if (!e) return [[], []];
+    if (!memo.has(e)) {
+      const s = getComputedStyle(e), [layers, odd] = backdrop(e.parentElement);
+      const opaque = +(s.backgroundColor.match(/[\\d.]+/g)[3] ?? 1) === 1;
+      memo.set(e, [[s.backgroundColor, ...(opaque ? [] : layers)], [
+        ...(s.backgroundImage !== 'none' ? ['background-image ' + s.backgroundImage] : []),
+        ...(s.opacity !== '1' ? ['opacity ' + s.opacity] : []),
+        ...(opaque ? odd.filter(o => o.startsWith('opacity')) : odd)]]);
+    }
+    return memo.get(e);
+  };
+  const styles = new Map();
+  for (const span of document.querySelectorAll(selector)) {
+    if (![...span.childNodes].some(n => n.nodeType === 3 && n.data.trim())) continue;
+    const s = getComputedStyle(span), [layers, odd] = backdrop(span);
+    const unmodelled = s.textShadow === 'none' ? odd : [...odd, 'text-shadow ' + s.textShadow];
+    const key = JSON.stringify([s.color, layers, unmodelled]);
+    if (!styles.has(key)) styles.set(key, [s.color, layers, unmodelled, span.textContent, 0]);
+    styles.get(key)[4]++;
+  }
+  return [...styles.values()];
+}"""
 
 
-def start_axe(page: Page, context: object = "body", rules: list[str] | None = None) -> None:
-    """Start axe-core on `context` (a selector or axe's {include: ...}) of `page` without waiting
-    for it, once every finite CSS transition and animation has ended (the colours change with
-    one when the mode is applied), so that a light and a dark page are checked at once, each in
-    its own renderer process. `rules`: only these (default: all). `axe_violations` collects."""
+def start_axe(page: Page, context: object = None, rules: list[str] | None = None) -> None:
+    """Start axe-core on `context` (a selector or axe's {include: ...}; default: the whole document,
+    its <html> and <head> too) of `page` without waiting
+    for it (`axe_violations` collects it), so that a light and a dark page are checked at once,
+    each in its own renderer process. It runs from a task of its own, once every finite CSS
+    transition and animation has ended (the colours change with a transition when the mode is
+    applied; a busy machine may still be in one at the load event). `rules`: only these axe
+    rules (default: all); color-contrast skips the code spans, whose colours are read at the
+    same moment for `code_contrast`."""
     page.evaluate(AXE_SCRIPT)
+    page.evaluate(f"window.vxCodeStyles = {CODE_STYLES_JS}")
     page.evaluate(
-        """([context, rules]) => { window.vxAxe = Promise.all(document.getAnimations()
+        """([context, rules, code]) => {
+           axe.configure({rules: [{id: 'color-contrast', selector: `*:not(${code})`}]});
+           // from a task of its own: evaluate() returns before axe works (synchronously, mostly)
+           window.vxAxe = new Promise(start => setTimeout(start)).then(() => Promise.all(
+             document.getAnimations()
              .filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
-             .map(a => a.finished.catch(() => null)))
-           .then(() => axe.run(context, rules
+             .map(a => a.finished.catch(() => null))))
+           .then(() => Promise.all([axe.run(context ?? document, rules
              ? {runOnly: {type: 'rule', values: rules}, resultTypes: ['violations']}
-             : {resultTypes: ['violations']}))
-           .then(results => results.violations.map(v => `${v.id}: ${v.help} ` +
-             `(${v.nodes.length} nodes, e.g. ${v.nodes[0].html.slice(0, 150)})`)); }""",
-        [context, rules],
+             : {resultTypes: ['violations']}), vxCodeStyles(code)]))
+           .then(([results, code]) => JSON.stringify([results.violations, code])); }""",
+        [context, rules, CODE_SPANS],
     )
 
 
 def axe_violations(page: Page) -> list[str]:
-    """The violations of the axe-core run that `start_axe` started on `page`, one line each."""
-    return page.evaluate("window.vxAxe")
+    """The violations of the axe-core run that `start_axe` started on `page`, one line each,
+    and of `code_contrast` (the distinct code styles it saw are left in `page.code_styles`)."""
+    violations, page.code_styles = json.loads(page.evaluate("window.vxAxe"))
+    return [
+        f"{v['id']}: {v['help']} ({len(v['nodes'])} nodes, e.g. {v['nodes'][0]['html'][:150]})"
+        for v in violations
+    ] + code_contrast(page.code_styles)
+
+
+def _over(css: str, under: tuple[float, ...]) -> tuple[float, ...]:
+    """The CSS colour `css` ("rgb(r, g, b)" or "rgba(r, g, b, a)") painted over the opaque
+    colour `under` (r, g, b, each 0-255)."""
+    assert css.startswith("rgb"), css  # Chromium's computed colours, unless CSS used color()
+    r, g, b, *alpha = (float(v) for v in re.findall(r"[\d.]+", css))
+    a = alpha[0] if alpha else 1.0
+    return tuple(a * c + (1 - a) * u for c, u in zip((r, g, b), under, strict=True))
+
+
+def _luminance(rgb: tuple[float, ...]) -> float:
+    """WCAG 2's relative luminance of an opaque sRGB colour (each channel 0-255)."""
+    linear = [
+        v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in (c / 255 for c in rgb)
+    ]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def code_contrast(styles: list) -> list[str]:
+    """Each distinct code style: its text colour over its background layers (from the first
+    opaque one inwards to the span's own; over the white canvas if none is opaque) at 4.5:1 or
+    more (code is never large text), and drawn with nothing this does not model (a background
+    image, opacity, a text shadow). Returns what fails."""
+    failing = []
+    for color, layers, unmodelled, text, count in styles:
+        backdrop = (255.0, 255.0, 255.0)
+        for layer in reversed(layers):
+            backdrop = _over(layer, backdrop)
+        hi, lo = sorted([_luminance(_over(color, backdrop)), _luminance(backdrop)], reverse=True)
+        ratio = (hi + 0.05) / (lo + 0.05)
+        if ratio < 4.5 or unmodelled:
+            failing.append(
+                f"code contrast {ratio:.2f}:1, {count} spans like {text[:30]!r}: {color} on "
+                f"{' over '.join(layers)} {unmodelled or ''}"
+            )
+    return failing
 
 
 @pytest.fixture(scope="module")

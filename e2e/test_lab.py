@@ -29,8 +29,7 @@ import time
 from pathlib import Path
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
-from conftest import shut_kernels_down
+from conftest import AXE_SCRIPT, shut_kernels_down
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
@@ -52,7 +51,6 @@ NO_POPUP_WINDOW = 5.0  # s after the notebook has rendered in which no pop-up ma
 CELL = ".jp-NotebookPanel .jp-Notebook .jp-Cell"
 LAB_BUSY = ".jp-NotebookPanel, .jp-Dialog"  # a notebook open, or a dialog
 OUTPUT_IMG = ".jp-OutputArea-output img"
-AXE_SCRIPT = Axe().axe_script  # axe-core, as axe-playwright-python bundles it
 
 
 # --- what the .ipynb stores ---------------------------------------------------------------------

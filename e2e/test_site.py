@@ -10,7 +10,8 @@ opened from its file with every request that is not a local file blocked and rec
 * math as MathML (no raw TeX left in the prose), notebook 05's `aligned` block in rows;
 * axe-core reports no violation: all its rules in dark mode, its colour rules in light mode (the
   markup is the same in both; only colours change); the contrast of code's syntax colours is
-  checked once per distinct (colour, background) pair, not by axe once per token (CODE_SPANS);
+  checked once per distinct (colour, background) pair, not by axe once per token
+  (conftest.CODE_SPANS);
 * offline search, the in-page contents list, the skip link, the download link to each .ipynb
   with the "run it yourself" note, the footer (licence, how to cite, version);
 * printing wraps code instead of cutting it (no sideways scroll at 390 px: test_site_reader.py's
@@ -36,7 +37,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
+from conftest import COLOUR_RULES, axe_violations, start_axe
 from conftest import block_network as _block_network  # also imported by test_site_reader
 from PIL import Image
 from playwright.sync_api import Browser, BrowserContext, Page
@@ -88,122 +89,6 @@ def _url_of(name: str) -> str:
     return (SITE / name).as_uri()
 
 
-# From one mode to the other only colours change (the markup is the same: no page has the
-# theme's .only-light/.only-dark parts, asserted in light mode), so in one mode axe-core runs the
-# rules that read colours: its rules of category cat.color that run by default
-# (color-contrast-enhanced, WCAG AAA, is off by default, in both modes). The other mode runs
-# every rule: the dark one in test_site.py, so the light page is free for the other checks
-# sooner.
-COLOUR_RULES = ["color-contrast", "link-in-text-block"]
-AXE = Axe()
-# Pygments gives every token of a code block a span of its own: about 2,400 with text on a
-# notebook page, 70 % of the elements axe's color-contrast reads, and most of an axe run (a page
-# took it 24 s, 6 s without them), yet their contrast is that of a few dozen (colour, background)
-# pairs. So color-contrast checks every element but these spans, and `_code_contrast` checks
-# every distinct (colour, backgrounds) pair of all of them (the same selector: no span is left
-# out), in the same mode, once the same transitions have ended.
-CODE_SPANS = "div.highlight pre span"
-CODE_STYLES_JS = """selector => {
-  const memo = new Map();
-  // an element's background layers, its own first, up to the first opaque one; and what the
-  // contrast below does not model: background images on the way, opacity up to the root
-  const backdrop = e => {
-    if (!e) return [[], []];
-    if (!memo.has(e)) {
-      const s = getComputedStyle(e), [layers, odd] = backdrop(e.parentElement);
-      const opaque = +(s.backgroundColor.match(/[\\d.]+/g)[3] ?? 1) === 1;
-      memo.set(e, [[s.backgroundColor, ...(opaque ? [] : layers)], [
-        ...(s.backgroundImage !== 'none' ? ['background-image ' + s.backgroundImage] : []),
-        ...(s.opacity !== '1' ? ['opacity ' + s.opacity] : []),
-        ...(opaque ? odd.filter(o => o.startsWith('opacity')) : odd)]]);
-    }
-    return memo.get(e);
-  };
-  const styles = new Map();
-  for (const span of document.querySelectorAll(selector)) {
-    if (![...span.childNodes].some(n => n.nodeType === 3 && n.data.trim())) continue;
-    const s = getComputedStyle(span), [layers, odd] = backdrop(span);
-    const unmodelled = s.textShadow === 'none' ? odd : [...odd, 'text-shadow ' + s.textShadow];
-    const key = JSON.stringify([s.color, layers, unmodelled]);
-    if (!styles.has(key)) styles.set(key, [s.color, layers, unmodelled, span.textContent, 0]);
-    styles.get(key)[4]++;
-  }
-  return [...styles.values()];
-}"""
-
-
-def _start_axe(page: Page, rules: list[str] | None = None) -> None:
-    """Start axe-core on `page` without waiting for it (`_axe_violations` collects it), so that
-    the light and the dark page are checked at once, each in its own renderer process. It runs
-    once every finite CSS transition and animation has ended (the colours change with a
-    transition when the mode is applied; a busy machine may still be in one at the load event).
-    `rules`: only these axe rules (default: all); color-contrast skips the code spans, whose
-    colours are read at the same moment for `_code_contrast`."""
-    page.evaluate(AXE.axe_script)
-    page.evaluate(f"window.vxCodeStyles = {CODE_STYLES_JS}")
-    page.evaluate(
-        """([rules, code]) => {
-           axe.configure({rules: [{id: 'color-contrast', selector: `*:not(${code})`}]});
-           // from a task of its own: evaluate() returns before axe works (synchronously, mostly)
-           window.vxAxe = new Promise(start => setTimeout(start)).then(() => Promise.all(
-             document.getAnimations()
-             .filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
-             .map(a => a.finished.catch(() => null))))
-           .then(() => Promise.all([axe.run(document, rules
-             ? {runOnly: {type: 'rule', values: rules}, resultTypes: ['violations']}
-             : {resultTypes: ['violations']}), vxCodeStyles(code)]))
-           .then(([results, code]) => JSON.stringify([results.violations, code])); }""",
-        [rules, CODE_SPANS],
-    )
-
-
-def _axe_violations(page: Page) -> list[str]:
-    """The violations of the axe-core run that `_start_axe` started on `page`, and of
-    `_code_contrast` (the distinct code styles it saw are left in `page.code_styles`)."""
-    violations, page.code_styles = json.loads(page.evaluate("window.vxAxe"))
-    return [
-        f"{v['id']}: {v['help']} ({len(v['nodes'])} nodes, e.g. {v['nodes'][0]['html'][:150]})"
-        for v in violations
-    ] + _code_contrast(page.code_styles)
-
-
-def _over(css: str, under: tuple[float, ...]) -> tuple[float, ...]:
-    """The CSS colour `css` ("rgb(r, g, b)" or "rgba(r, g, b, a)") painted over the opaque
-    colour `under` (r, g, b, each 0-255)."""
-    assert css.startswith("rgb"), css  # Chromium's computed colours, unless CSS used color()
-    r, g, b, *alpha = (float(v) for v in re.findall(r"[\d.]+", css))
-    a = alpha[0] if alpha else 1.0
-    return tuple(a * c + (1 - a) * u for c, u in zip((r, g, b), under, strict=True))
-
-
-def _luminance(rgb: tuple[float, ...]) -> float:
-    """WCAG 2's relative luminance of an opaque sRGB colour (each channel 0-255)."""
-    linear = [
-        v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in (c / 255 for c in rgb)
-    ]
-    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-
-def _code_contrast(styles: list) -> list[str]:
-    """Each distinct code style: its text colour over its background layers (from the first
-    opaque one inwards to the span's own; over the white canvas if none is opaque) at 4.5:1 or
-    more (code is never large text), and drawn with nothing this does not model (a background
-    image, opacity, a text shadow). Returns what fails."""
-    failing = []
-    for color, layers, unmodelled, text, count in styles:
-        backdrop = (255.0, 255.0, 255.0)
-        for layer in reversed(layers):
-            backdrop = _over(layer, backdrop)
-        hi, lo = sorted([_luminance(_over(color, backdrop)), _luminance(backdrop)], reverse=True)
-        ratio = (hi + 0.05) / (lo + 0.05)
-        if ratio < 4.5 or unmodelled:
-            failing.append(
-                f"code contrast {ratio:.2f}:1, {count} spans like {text[:30]!r}: {color} on "
-                f"{' over '.join(layers)} {unmodelled or ''}"
-            )
-    return failing
-
-
 def _package_version() -> str:
     """vitexplain.__version__ read from the source, as docs/conf.py reads it."""
     text = (ROOT / "vitexplain" / "__init__.py").read_text(encoding="utf-8")
@@ -246,8 +131,8 @@ def test_page_reads_offline_with_no_axe_violation(
             assert page.errors == [], f"JavaScript errors on {site_page} ({mode}): {page.errors}"
             if site_page in NOTEBOOK_PAGES:
                 _check_captions_contrast(page, site_page, mode)
-            _start_axe(page, COLOUR_RULES if mode == "light" else None)
-        violations = _axe_violations(pages["light"])
+            start_axe(page, None, COLOUR_RULES if mode == "light" else None)
+        violations = axe_violations(pages["light"])
         assert violations == [], f"axe on {site_page} (light):\n" + "\n".join(violations)
         # What does not depend on colour is checked in light mode (while axe runs on the dark).
         page = pages["light"]
@@ -257,7 +142,7 @@ def test_page_reads_offline_with_no_axe_violation(
         if site_page in NOTEBOOK_PAGES:
             for check in NOTEBOOK_PAGE_CHECKS:  # the last ones open details, then print
                 check(page, site_page)
-        violations = _axe_violations(pages["dark"])
+        violations = axe_violations(pages["dark"])
         assert violations == [], f"axe on {site_page} (dark):\n" + "\n".join(violations)
         if site_page in NOTEBOOK_PAGES:  # the code check saw the page's code, in both modes
             assert all(len(p.code_styles) >= 5 for p in pages.values()), site_page

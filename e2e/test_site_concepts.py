@@ -16,9 +16,8 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import block_network
+from conftest import COLOUR_RULES, axe_violations, block_network, start_axe
 from playwright.sync_api import Browser, Page
-from test_site import COLOUR_RULES, _axe_violations, _start_axe
 
 from vitexplain import exercises as ex
 from vitexplain.exercises import concepts
@@ -160,9 +159,9 @@ def test_no_axe_violation(browser: Browser, browser_context_args):
             _answer(page, 5)
             page.locator("button[type=submit]").click()
             page.locator(".vx-cc-links").first.locator("summary").click()
-            _start_axe(page, None if mode == "light" else COLOUR_RULES)
+            start_axe(page, None, None if mode == "light" else COLOUR_RULES)
         for mode, page in pages.items():
-            assert _axe_violations(page) == [], mode
+            assert axe_violations(page) == [], mode
         assert attempted == []
     finally:
         for page in pages.values():

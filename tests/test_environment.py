@@ -184,3 +184,22 @@ def test_pyproject_declares_the_runtime_dependencies():
     assert not any(s.operator in ("==", "===") for s in torch_req.specifier), torch_req
     # ... and one that excludes the next major release.
     assert not torch_req.specifier.contains("3.0.0"), torch_req
+
+
+def test_the_lock_is_closed_under_its_packages_requirements():
+    """Every requirement of a locked package (its markers on this machine, no extras) is locked
+    too, so `pip install -r requirements.lock` resolves nothing from an index (scikit-learn 1.9
+    brought narwhals, which the lock once missed)."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    pins, missing = lock_pins(), []
+    for name in pins:
+        try:
+            requires = distribution(name).requires or []
+        except PackageNotFoundError:  # pinned for another platform, not installed here
+            continue
+        for req in map(Requirement, requires):
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                if canonicalize_name(req.name) not in pins:
+                    missing.append(f"{name} requires {req}")
+    assert not missing, "\n".join(missing)
