@@ -143,9 +143,10 @@ class Section:
 
 
 def trust_and_run(page: Page, s: Section) -> None:
-    """Trust Notebook from the command palette (while the kernel starts), then send the needed
-    cells and the Explore cell to the kernel (it runs them in the order sent); wait for the
-    section's first figure."""
+    """Trust Notebook from the command palette once the kernel has started (a kernel that starts
+    meanwhile takes the focus back to the notebook), then send the needed cells and the Explore
+    cell to the kernel (it runs them in the order sent); wait for the section's first figure."""
+    wait_for_kernel_idle(page, RENDER_TIMEOUT)  # before the kernel exists, Lab runs nothing
     page.get_by_role("menuitem", name="View", exact=True).click()
     page.get_by_role("menuitem", name="Activate Command Palette").click()
     palette = page.locator(".lm-CommandPalette-input")
@@ -154,7 +155,6 @@ def trust_and_run(page: Page, s: Section) -> None:
     palette.press("Enter")
     page.get_by_role("button", name="Confirm Trusting this notebook").click()
     expect(page.locator(".jp-Dialog")).to_have_count(0)
-    wait_for_kernel_idle(page, RENDER_TIMEOUT)  # before the kernel exists, Lab runs nothing
     needed = needed_cells(s.nb, s.index)
     for count, i in enumerate([*needed, s.index], start=1):
         page.locator(CELL).nth(i).locator(".cm-content").click()
