@@ -179,44 +179,8 @@ def e2e_tmp(request):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-@dataclass
-class MakeLab:
-    """`make lab` running in the background (e2e/test_lab_terminal.py reads its terminal)."""
-
-    process: subprocess.Popen
-    port: int
-    log: Path
-
-
 @pytest.fixture(scope="session")
-def make_lab(e2e_tmp: Path):
-    """`make lab` itself, as a reader runs it, on a free port and a git-ignored copy of the
-    notebooks of its own. The `lab` fixture asks for it, so that the two JupyterLabs start at
-    the same time (on two cores, the start of one costs no wall time); stopped at the end of the
-    session (test_lab_terminal.py sends the SIGTERM when it is done; the wait is here)."""
-    port, folder = _free_port(), f"my-notebooks-e2e-{secrets.token_hex(4)}"
-    log = e2e_tmp / "make-lab.log"
-    env = {k: v for k, v in os.environ.items() if k not in ("MPLBACKEND", "VITEXPLAIN_FIGURES_DIR")}
-    env["JUPYTER_RUNTIME_DIR"] = str(e2e_tmp / "make-lab-runtime")  # marks its kernels
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            ["make", "--no-print-directory", "lab", f"PORT={port}", f"LAB_DIR={folder}"],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        yield MakeLab(process, port, log)
-    finally:
-        _stop_process_tree(process)
-        shutil.rmtree(ROOT / folder, ignore_errors=True)
-
-
-@pytest.fixture(scope="session")
-def lab(e2e_tmp: Path, make_lab: MakeLab, request):
+def lab(e2e_tmp: Path, request):
     """JupyterLab on a working copy of notebooks/ as `make lab` starts it (127.0.0.1, token auth,
     --no-browser, --allow-root as root) but on a free port, with a random token, private
     settings, workspaces and runtime dirs, an in-memory trust database (every notebook opens

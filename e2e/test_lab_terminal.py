@@ -1,10 +1,9 @@
 """`make lab`'s terminal, where a newcomer looks for the address (issue 28 §3): the address with
 its token, and no warning per kernel about plain TCP, nor a list of skipped language servers.
 
-`make lab` itself is run (conftest's `make_lab`: on a free port, on a git-ignored copy of the
-notebooks of its own, removed afterwards; started beside the session's other JupyterLab, so that
-their start-ups overlap); Chromium opens a notebook in it, which starts a kernel and lets
-JupyterLab ask for its language servers, and waits until the kernel is idle.
+`make lab` itself is run (on a free port, on a git-ignored copy of the notebooks of its own,
+removed afterwards); Chromium opens a notebook in it, which starts a kernel and lets JupyterLab
+ask for its language servers, and waits until the kernel is idle.
 """
 
 from __future__ import annotations
@@ -12,12 +11,24 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
+import shutil
 import signal
+import socket
+import subprocess
 import time
 import urllib.request
+from pathlib import Path
 
-from conftest import MakeLab
 from playwright.sync_api import Browser
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def _api(url: str, token: str, method: str = "GET", body: dict | None = None):
@@ -32,8 +43,21 @@ def _api(url: str, token: str, method: str = "GET", body: dict | None = None):
     return json.loads(data) if data else None
 
 
-def test_make_lab_prints_the_address_and_no_noise(make_lab: MakeLab, browser: Browser):
-    lab, port, log = make_lab.process, make_lab.port, make_lab.log
+def test_make_lab_prints_the_address_and_no_noise(e2e_tmp: Path, browser: Browser):
+    port, folder = _free_port(), f"my-notebooks-e2e-{secrets.token_hex(4)}"
+    log = e2e_tmp / "make-lab.log"
+    env = {k: v for k, v in os.environ.items() if k not in ("MPLBACKEND", "VITEXPLAIN_FIGURES_DIR")}
+    env["JUPYTER_RUNTIME_DIR"] = str(e2e_tmp / "make-lab-runtime")  # marks its kernels
+    with log.open("wb") as out:
+        lab = subprocess.Popen(
+            ["make", "--no-print-directory", "lab", f"PORT={port}", f"LAB_DIR={folder}"],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         deadline, token = time.monotonic() + 120, None
         while token is None and time.monotonic() < deadline and lab.poll() is None:
@@ -69,8 +93,10 @@ def test_make_lab_prints_the_address_and_no_noise(make_lab: MakeLab, browser: Br
         assert "Skipped non-installed server" not in text, text[-2000:]
         assert "WARNING" not in text.upper().replace("WARNINGS", ""), text[-2000:]
     finally:
-        # Stopped in the background: conftest's make_lab waits for it at the end of the session.
+        os.killpg(lab.pid, signal.SIGTERM)
         try:
-            os.killpg(lab.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
+            lab.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(lab.pid, signal.SIGKILL)
+            lab.wait(timeout=10)
+        shutil.rmtree(ROOT / folder, ignore_errors=True)
