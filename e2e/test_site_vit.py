@@ -71,10 +71,13 @@ def test_pictures() -> tuple[torch.Tensor, torch.Tensor]:
     return images, labels
 
 
-def _open(context: BrowserContext) -> tuple[Page, list[str], list[str]]:
-    """The page, offline; the requests it attempted beyond the machine; its JavaScript errors."""
+def _open(context: BrowserContext, init: str | None = None) -> tuple[Page, list[str], list[str]]:
+    """The page, offline (after the script `init`, if any); the requests it attempted beyond
+    the machine; its JavaScript errors."""
     attempted = block_network(context)
     page = context.new_page()
+    if init:
+        page.add_init_script(init)
     page.set_default_timeout(60_000)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -85,13 +88,26 @@ def _open(context: BrowserContext) -> tuple[Page, list[str], list[str]]:
     return page, attempted, errors
 
 
-@pytest.fixture
-def page(context: BrowserContext):
+def _checked(context: BrowserContext):
     page, attempted, errors = _open(context)
     page.attempted = attempted
     yield page
+    page.close()
     assert errors == [], f"JavaScript errors: {errors}"
     assert attempted == [], f"the page tried to reach {attempted[:5]}"
+
+
+@pytest.fixture
+def page(_module_context: BrowserContext):
+    """The page as loaded, for a test that changes it: a page of its own, in a context the
+    module's tests share (conftest.py)."""
+    yield from _checked(_module_context)
+
+
+@pytest.fixture
+def own_context_page(context: BrowserContext):
+    """The page in a context of its own (pytest-playwright's), for a timed test."""
+    yield from _checked(context)
 
 
 @pytest.fixture(scope="module")
@@ -828,12 +844,12 @@ SHOWN_EQUALS_ANALYSE = """async (k) => {
     ids=["worker", "none", "fails", "worker but no kernel on the page"],
 )
 def test_the_page_shows_what_analyse_gives_with_or_without_a_worker(
-    browser: Browser, browser_context_args: dict, init: str | None
+    _module_context: BrowserContext, init: str | None
 ):
     """The page shares the occlusion runs with a Web Worker made from its own script; without
     one (none, or it fails) it does them all itself: the results are the same, to the bit. So
     they are where the page computes without the WebAssembly kernel and the worker with it."""
-    context, page = _open_with(browser, browser_context_args, init)
+    page, attempted, errors = _open(_module_context, init)
     with_worker = init in (None, NO_KERNEL)
     try:
         assert page.evaluate("vxVit.usesWorker()") is with_worker
@@ -848,9 +864,9 @@ def test_the_page_shows_what_analyse_gives_with_or_without_a_worker(
         assert (answered > 0) is with_worker
         label = page.locator("#vx-vit [data-vx=occlusion]").get_attribute("aria-label")
         assert label.startswith("Occlusion map of class ")
-        assert page.attempted == [] and page.errors == []
+        assert attempted == [] and errors == []
     finally:
-        context.close()
+        page.close()
 
 
 def test_a_newer_update_wins_over_a_late_reply(page: Page):
@@ -983,8 +999,8 @@ PICK = """async (k) => {
 }"""
 
 
-def test_a_class_pick_stays_under_the_budget(page: Page):
-    times = page.evaluate(PICK, 114)
+def test_a_class_pick_stays_under_the_budget(own_context_page: Page):
+    times = own_context_page.evaluate(PICK, 114)
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
     print(
         f"\nclass picked, test picture 114: fastest {min(times):.1f} ms, median "
