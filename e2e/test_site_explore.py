@@ -100,9 +100,12 @@ SHOWN_JS = """(section) => {
 
 @pytest.mark.parametrize("notebook", SECTIONS)
 def test_every_state_by_keyboard_shows_its_frame_alt_and_caption(page: Page, notebook: str):
+    """From the page as loaded: the skip link to the sliders (issue 38), then each slider's
+    name and values, then every state of the grid by arrow keys."""
     manifest = _manifest(notebook)
     attempted = _open(page, notebook)
     section = f"#vx-explore-{notebook[:2]}"
+    _skip_link_reaches_the_first_of_the_24_px_sliders(page, notebook)
     sliders = page.locator(f"{section} input.vx-explore-slider")
     assert sliders.count() == len(manifest["controls"])
     for control, slider in zip(manifest["controls"], sliders.all(), strict=True):
@@ -527,33 +530,29 @@ def test_the_calculator_moves_the_figure_to_the_nearest_drawn_setting(page: Page
     assert page.errors == []
 
 
-def test_sliders_are_24_px_tall_targets_and_a_skip_link_reaches_the_first(page: Page):
+def _skip_link_reaches_the_first_of_the_24_px_sliders(page: Page, notebook: str) -> None:
     """Issue 38: sliders 16 px high; 60 to 87 Tab presses to the first slider (71 to 99 here
-    before this change). Now the page's second Tab stop is a skip link to it."""
-    for notebook in SECTIONS:
-        _open(page, notebook)
-        heights = page.evaluate(
-            "[...document.querySelectorAll('.vx-explore input[type=range]')]"
-            ".map(i => i.getBoundingClientRect().height)"
-        )
-        assert heights and min(heights) >= 24, (notebook, heights)
-        presses = 0
-        while presses < 5:
-            page.keyboard.press("Tab")
-            presses += 1
-            if page.evaluate("document.activeElement.classList.contains('vx-explore-skip')"):
-                break
-        assert page.evaluate("document.activeElement.textContent") == (
-            "Skip to the Explore controls"
-        )
-        page.keyboard.press("Enter")
-        first = page.locator(f"#vx-explore-{notebook[:2]} input.vx-explore-slider").first
-        assert page.evaluate("document.activeElement.id") == first.get_attribute("id")
-        assert presses <= 3, presses
-        assert first.is_visible() and first.evaluate(
-            "e => e.getBoundingClientRect().top >= 0 && "
-            "e.getBoundingClientRect().bottom <= innerHeight"
-        )
+    before this change). Now the page's second Tab stop is a skip link to it. On the page as
+    loaded (the focus where a reader's starts)."""
+    heights = page.evaluate(
+        "[...document.querySelectorAll('.vx-explore input[type=range]')]"
+        ".map(i => i.getBoundingClientRect().height)"
+    )
+    assert heights and min(heights) >= 24, (notebook, heights)
+    presses = 0
+    while presses < 5:
+        page.keyboard.press("Tab")
+        presses += 1
+        if page.evaluate("document.activeElement.classList.contains('vx-explore-skip')"):
+            break
+    assert page.evaluate("document.activeElement.textContent") == ("Skip to the Explore controls")
+    page.keyboard.press("Enter")
+    first = page.locator(f"#vx-explore-{notebook[:2]} input.vx-explore-slider").first
+    assert page.evaluate("document.activeElement.id") == first.get_attribute("id")
+    assert presses <= 3, presses
+    assert first.is_visible() and first.evaluate(
+        "e => e.getBoundingClientRect().top >= 0 && e.getBoundingClientRect().bottom <= innerHeight"
+    )
 
 
 def test_at_390_px_the_frames_text_is_legible_beside_the_sliders(
