@@ -10,9 +10,11 @@ opened from build/html/ with every request beyond the machine blocked.
 * The forms: keyboard only (Tab to the input, type, Enter; the Check button by Space), the
   verdict in a live region, a repeated verdict said again with a count; each form says which
   forms are accepted; a worked solution for all 35 exercises in a <details> that opens without
-  JavaScript; no request; nothing typed is stored (in an exercise, a prediction or a warm-up);
-  axe 0 in light and dark (there its colour rules) with an exercise and a prediction answered,
-  a reveal and every solution open (no sideways scroll at 390 px: test_site_reader.py).
+  JavaScript (by keyboard; by a click in the axe test); no request; nothing typed is stored (in
+  an exercise, a prediction or a warm-up); axe 0 in light and dark (there its colour rules) on
+  notebook 07 with an exercise answered, a prediction answered by text box and one by its patch
+  grid, a reveal shown and every solution open (no sideways scroll at 390 px:
+  test_site_reader.py).
 """
 
 from __future__ import annotations

@@ -10,9 +10,9 @@ Chromium, opened from build/html/ with every request beyond the machine blocked.
 * A prediction answered by patch numbers (07.p2) has a grid of toggle buttons, named and
   pressed by keyboard, that writes the sorted list into the text box, and typing in the box
   presses the patches it names; Check grades the box's text, as check() grades that list. At
-  390 px the grid fits without sideways scroll, its targets at least 44 px; axe 0 in light and
-  dark (there its colour rules) with patches pressed.
-* That nothing is stored, and axe on a page with predictions answered: test_site_exercises.py.
+  390 px the grid fits without sideways scroll, its targets at least 44 px.
+* That nothing is stored, and axe on a page with predictions answered (by text box and by
+  the patch grid) and a reveal shown: test_site_exercises.py.
 """
 
 from __future__ import annotations
