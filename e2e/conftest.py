@@ -447,7 +447,7 @@ def _module_context(browser: Browser, browser_context_args: dict):
 @pytest.fixture
 def site_page(_module_context: BrowserContext) -> Page:
     """A new page for one test, in a context that its module's tests share (a context of its
-    own cost each test about as much again as its page load); the JavaScript errors of the
+    own took each test about as long again as its page load); the JavaScript errors of the
     page in `page.errors`. The test opens what it needs (and blocks the network) itself."""
     page = _module_context.new_page()
     page.set_default_timeout(30_000)
