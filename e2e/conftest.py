@@ -440,6 +440,26 @@ def reading(_read_only_pages):
         assert page.errors == [], f"JavaScript errors on {name}: {page.errors}"
 
 
+@pytest.fixture(scope="module")
+def _module_context(browser: Browser, browser_context_args: dict):
+    context = browser.new_context(**browser_context_args)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def site_page(_module_context: BrowserContext) -> Page:
+    """A new page for one test, in a context that its module's tests share (a context of its
+    own took each test about as long again as its page load); the JavaScript errors of the
+    page in `page.errors`. The test opens what it needs (and blocks the network) itself."""
+    page = _module_context.new_page()
+    page.set_default_timeout(30_000)
+    page.errors = []
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    yield page
+    page.close()
+
+
 @pytest.fixture(scope="session")
 def built_site() -> Path:
     """build/html/ with its index and every notebook's page; the site tests use it

@@ -10,9 +10,11 @@ opened from build/html/ with every request beyond the machine blocked.
 * The forms: keyboard only (Tab to the input, type, Enter; the Check button by Space), the
   verdict in a live region, a repeated verdict said again with a count; each form says which
   forms are accepted; a worked solution for all 35 exercises in a <details> that opens without
-  JavaScript; no request; nothing typed is stored (in an exercise, a prediction or a warm-up);
-  axe 0 in light and dark (there its colour rules) with an exercise and a prediction answered,
-  a reveal and every solution open (no sideways scroll at 390 px: test_site_reader.py).
+  JavaScript (by keyboard; by a click in the axe test); no request; nothing typed is stored (in
+  an exercise, a prediction or a warm-up); axe 0 in light and dark (there its colour rules) on
+  notebook 07 with an exercise answered, a prediction answered by text box and one by its patch
+  grid, a reveal shown and every solution open (no sideways scroll at 390 px:
+  test_site_reader.py).
 """
 
 from __future__ import annotations
@@ -104,13 +106,9 @@ pytestmark = pytest.mark.usefixtures("built_site")  # conftest.py: fails without
 
 
 @pytest.fixture
-def page(browser: Browser, browser_context_args: dict) -> Page:
-    context = browser.new_context(**browser_context_args)
-    fresh = context.new_page()
-    fresh.errors = []
-    fresh.on("pageerror", lambda error: fresh.errors.append(str(error)))
-    yield fresh
-    context.close()
+def page(site_page: Page) -> Page:
+    """A page of its own, in a context the module's tests share (conftest.py)."""
+    return site_page
 
 
 def test_every_typed_answer_gets_the_same_verdict_from_both_graders(reading):
@@ -204,6 +202,9 @@ SOLUTIONS = (
 )
 
 
+SUMMARIES = ".vx-exercise details.vx-solution summary"
+
+
 def test_every_exercise_has_a_worked_solution_that_opens_without_javascript(browser: Browser):
     context = browser.new_context(java_script_enabled=False)
     try:
@@ -212,8 +213,10 @@ def test_every_exercise_has_a_worked_solution_that_opens_without_javascript(brow
         for name in PAGES.values():
             page.goto((SITE / name).as_uri(), wait_until="load")
             closed = page.evaluate(SOLUTIONS)  # the page's scripts do not run: DevTools' do
-            for summary in page.locator(".vx-exercise details.vx-solution summary").all():
-                summary.click()  # opens it, with no script
+            for i in range(len(closed)):  # each opened by keyboard, with no script (a click on
+                # one opens it in the axe test below): the focus put on it, then Enter
+                page.evaluate(f"(i) => document.querySelectorAll({SUMMARIES!r})[i].focus()", i)
+                page.keyboard.press("Enter")
             opened = page.evaluate(SOLUTIONS)
             for (box, summary, shown, _, _), (_, _, now, text, form) in zip(
                 closed, opened, strict=True
@@ -255,29 +258,38 @@ def test_the_page_says_what_is_stored_and_stores_nothing(page: Page):
     assert page.evaluate(stored) == before
 
 
-def test_exercises_and_predictions_answered_have_no_axe_violation(
+def test_exercises_predictions_and_a_patch_grid_answered_have_no_axe_violation(
     browser: Browser, browser_context_args
 ):
-    """axe once an exercise and a prediction are answered, a reveal shown and every worked
-    solution opened: on what answering changes, every exercise and prompt box and the notebook
-    cell after each prompt (its reveal); test_site.py runs axe on every whole page as loaded.
-    In light and dark mode at once: all of axe's rules in light, its colour rules in dark
-    (conftest.py: only colours change with the mode)."""
+    """axe on notebook 07 once an exercise, a prediction by text box and one by its patch grid
+    are answered, a reveal shown by "Show me" and every worked solution opened: on what
+    answering changes, every exercise and prompt box and the notebook cell after each box (its
+    reveal); test_site.py runs axe on every whole page as loaded. In light and dark mode at
+    once: all of axe's rules in light, its colour rules in dark (conftest.py: only colours
+    change with the mode)."""
     pages = {}
     try:
         for mode in ("light", "dark"):
             context = browser.new_context(**browser_context_args, color_scheme=mode)
             page = pages[mode] = context.new_page()
-            assert _open(page, PAGES["02"]) == []
-            page.locator("#vx-answer-02-1").fill("0.1")  # a wrong answer: its verdict explains
-            page.locator("#vx-answer-02-1").press("Enter")
-            page.locator("#vx-answer-02-p2").fill("4")
-            page.locator("#vx-answer-02-p2").press("Enter")
-            page.locator("#vx-prompt-02-p3 button.vx-show").click()
+            assert _open(page, PAGES["07"]) == []
+            page.locator("#vx-answer-07-1").fill("442368")  # a wrong answer: its verdict explains
+            page.locator("#vx-answer-07-1").press("Enter")
+            page.locator("#vx-answer-07-p3").fill("True")
+            page.locator("#vx-answer-07-p3").press("Enter")
+            grid = page.locator("#vx-prompt-07-p2 .vx-grid")
+            grid.get_by_role("button", name="patch 5, row 1, column 5").click()
+            grid.get_by_role("button", name="patch 6, row 2, column 1").click()
+            assert page.locator("#vx-answer-07-p2").input_value() == "[5, 6]"
+            page.locator("#vx-prompt-07-p1 button.vx-show").click()
             for details in page.locator("details.vx-solution").all():
                 details.locator("summary").click()
-            assert page.locator("#vx-prompt-02-p3 + .cell .cell_output").is_visible()
-            changed = {"include": [[".vx-exercise"], [".vx-prompt"], [".vx-prompt + .cell"]]}
+            for slug in ("07-p1", "07-p3"):
+                assert page.locator(f"#vx-prompt-{slug} + .cell .cell_output").is_visible()
+            assert "not yet" in page.locator("#vx-exercise-07-1 .vx-verdict").inner_text()
+            changed = {
+                "include": [[".vx-exercise"], [".vx-prompt-box"], [".vx-prompt-box + .cell"]]
+            }
             start_axe(page, changed, None if mode == "light" else COLOUR_RULES)
         for mode, page in pages.items():
             violations = axe_violations(page)

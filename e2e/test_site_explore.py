@@ -67,13 +67,18 @@ def _open(page: Page, notebook: str) -> list[str]:
     return attempted
 
 
-@pytest.fixture
-def page(context: BrowserContext) -> Page:
+def _fresh(context: BrowserContext) -> Page:
     fresh = context.new_page()
     fresh.set_default_timeout(30_000)
     fresh.errors = []
     fresh.on("pageerror", lambda error: fresh.errors.append(str(error)))
     return fresh
+
+
+@pytest.fixture
+def page(site_page: Page) -> Page:
+    """A page of its own, in a context the module's tests share (conftest.py)."""
+    return site_page
 
 
 def _evaluate_json(page: Page, script: str, arg=None):
@@ -95,9 +100,12 @@ SHOWN_JS = """(section) => {
 
 @pytest.mark.parametrize("notebook", SECTIONS)
 def test_every_state_by_keyboard_shows_its_frame_alt_and_caption(page: Page, notebook: str):
+    """From the page as loaded: the skip link to the sliders (issue 38), then each slider's
+    name and values, then every state of the grid by arrow keys."""
     manifest = _manifest(notebook)
     attempted = _open(page, notebook)
     section = f"#vx-explore-{notebook[:2]}"
+    _skip_link_reaches_the_first_of_the_24_px_sliders(page, notebook)
     sliders = page.locator(f"{section} input.vx-explore-slider")
     assert sliders.count() == len(manifest["controls"])
     for control, slider in zip(manifest["controls"], sliders.all(), strict=True):
@@ -116,14 +124,16 @@ def test_every_state_by_keyboard_shows_its_frame_alt_and_caption(page: Page, not
     # Now at state 0; walk the grid in the states' order with the arrow keys (the last slider
     # moves fastest), checking each state against the manifest.
     sizes = [len(c["values"]) for c in manifest["controls"]]
-    seen = []
+    seen, focused = [], len(sizes) - 1  # a key leaves the focus on its slider (else: a wrong frame)
     for index, state in enumerate(manifest["states"]):
         if index:
             position = np.unravel_index(index, sizes)
             previous = np.unravel_index(index - 1, sizes)
             for c, (now, before) in enumerate(zip(position, previous, strict=True)):
                 if now != before:
-                    sliders.nth(c).focus()
+                    if c != focused:
+                        sliders.nth(c).focus()
+                        focused = c
                     page.keyboard.press("ArrowRight" if now > before else "Home")
         shown = page.evaluate(SHOWN_JS, section)
         expected_src = (SITE / "_explore" / state["frame"]).as_uri()
@@ -161,9 +171,11 @@ REDRAW_JS = """async (section) => {
 
 
 @pytest.mark.parametrize("notebook", SECTIONS)
-def test_a_state_change_is_drawn_in_under_50_ms(page: Page, notebook: str):
+def test_a_state_change_is_drawn_in_under_50_ms(context: BrowserContext, notebook: str):
     """Each slider swept over its values (handler, caption, numbers, frame decoded), three
-    times; a state's time is its fastest sweep, so a busy machine's pauses do not count."""
+    times; a state's time is its fastest sweep, so a busy machine's pauses do not count. (In a
+    context of its own, pytest-playwright's: a timed test.)"""
+    page = _fresh(context)
     _open(page, notebook)
     section = f"#vx-explore-{notebook[:2]}"
     sweeps = [page.evaluate(REDRAW_JS, section) for _ in range(3)]
@@ -402,7 +414,11 @@ TYPED = [
     }.items()
     for t in typed
 ]
-NUMBERS_JS = "(s) => document.querySelector(s + ' .vx-explore-numbers').textContent"
+# after a value typed into the field `id` of `section`: [the numbers, aria-invalid, the frame]
+TYPED_JS = """([section, id]) => [
+  document.querySelector(section + ' .vx-explore-numbers').textContent,
+  document.getElementById(id).getAttribute('aria-invalid'),
+  document.querySelector(section + ' .vx-explore-figure img').src]"""
 
 
 @pytest.fixture(scope="module")
@@ -422,22 +438,24 @@ def test_a_typed_value_is_refused_with_the_range_and_the_nearest_never_clamped(
     _open(page, notebook)
     section = f"#vx-explore-{notebook[:2]}"
     explore = sections[notebook[:2]]
-    refused = 0
+    refused, filled = 0, set()
     for where, name, typed in TYPED:
         if where != notebook[:2]:
             continue
         field = page.locator(f"#vx-{where}-any-{name}")
         start = str(explore.controls[name].value)
-        field.fill(start)
+        if name not in filled:  # then each typed value is followed by the start value again
+            field.fill(start)
+            filled.add(name)
         src = page.evaluate(SHOWN_JS, section)["src"]
         field.fill(typed)
-        shown = page.evaluate(NUMBERS_JS, section)
+        shown, invalid, now = page.evaluate(TYPED_JS, [section, f"vx-{where}-any-{name}"])
         message = explore.refusal(name, typed)
         if message is not None:
             refused += 1
             assert shown == message, typed
-            assert field.get_attribute("aria-invalid") == "true"
-            assert page.evaluate(SHOWN_JS, section)["src"] == src, "a refused value moved it"
+            assert invalid == "true"
+            assert now == src, "a refused value moved it"
         else:
             values = {n: explore.controls[n].value for n in explore.controls}
             values[name] = int(typed)
@@ -450,7 +468,7 @@ def test_a_typed_value_is_refused_with_the_range_and_the_nearest_never_clamped(
                 ],
             )
             assert shown.startswith(expected), (typed, shown)
-            assert field.get_attribute("aria-invalid") is None
+            assert invalid is None
         field.fill(start)
     assert refused >= 5
     assert page.errors == []
@@ -512,33 +530,29 @@ def test_the_calculator_moves_the_figure_to_the_nearest_drawn_setting(page: Page
     assert page.errors == []
 
 
-def test_sliders_are_24_px_tall_targets_and_a_skip_link_reaches_the_first(page: Page):
+def _skip_link_reaches_the_first_of_the_24_px_sliders(page: Page, notebook: str) -> None:
     """Issue 38: sliders 16 px high; 60 to 87 Tab presses to the first slider (71 to 99 here
-    before this change). Now the page's second Tab stop is a skip link to it."""
-    for notebook in SECTIONS:
-        _open(page, notebook)
-        heights = page.evaluate(
-            "[...document.querySelectorAll('.vx-explore input[type=range]')]"
-            ".map(i => i.getBoundingClientRect().height)"
-        )
-        assert heights and min(heights) >= 24, (notebook, heights)
-        presses = 0
-        while presses < 5:
-            page.keyboard.press("Tab")
-            presses += 1
-            if page.evaluate("document.activeElement.classList.contains('vx-explore-skip')"):
-                break
-        assert page.evaluate("document.activeElement.textContent") == (
-            "Skip to the Explore controls"
-        )
-        page.keyboard.press("Enter")
-        first = page.locator(f"#vx-explore-{notebook[:2]} input.vx-explore-slider").first
-        assert page.evaluate("document.activeElement.id") == first.get_attribute("id")
-        assert presses <= 3, presses
-        assert first.is_visible() and first.evaluate(
-            "e => e.getBoundingClientRect().top >= 0 && "
-            "e.getBoundingClientRect().bottom <= innerHeight"
-        )
+    before this change). Now the page's second Tab stop is a skip link to it. On the page as
+    loaded (the focus where a reader's starts)."""
+    heights = page.evaluate(
+        "[...document.querySelectorAll('.vx-explore input[type=range]')]"
+        ".map(i => i.getBoundingClientRect().height)"
+    )
+    assert heights and min(heights) >= 24, (notebook, heights)
+    presses = 0
+    while presses < 5:
+        page.keyboard.press("Tab")
+        presses += 1
+        if page.evaluate("document.activeElement.classList.contains('vx-explore-skip')"):
+            break
+    assert page.evaluate("document.activeElement.textContent") == ("Skip to the Explore controls")
+    page.keyboard.press("Enter")
+    first = page.locator(f"#vx-explore-{notebook[:2]} input.vx-explore-slider").first
+    assert page.evaluate("document.activeElement.id") == first.get_attribute("id")
+    assert presses <= 3, presses
+    assert first.is_visible() and first.evaluate(
+        "e => e.getBoundingClientRect().top >= 0 && e.getBoundingClientRect().bottom <= innerHeight"
+    )
 
 
 def test_at_390_px_the_frames_text_is_legible_beside_the_sliders(

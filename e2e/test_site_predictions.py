@@ -10,9 +10,9 @@ Chromium, opened from build/html/ with every request beyond the machine blocked.
 * A prediction answered by patch numbers (07.p2) has a grid of toggle buttons, named and
   pressed by keyboard, that writes the sorted list into the text box, and typing in the box
   presses the patches it names; Check grades the box's text, as check() grades that list. At
-  390 px the grid fits without sideways scroll, its targets at least 44 px; axe 0 in light and
-  dark (there its colour rules) with patches pressed.
-* That nothing is stored, and axe on a page with predictions answered: test_site_exercises.py.
+  390 px the grid fits without sideways scroll, its targets at least 44 px.
+* That nothing is stored, and axe on a page with predictions answered (by text box and by
+  the patch grid) and a reveal shown: test_site_exercises.py.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import COLOUR_RULES, VISIBLE_JS, axe_violations, block_network, start_axe
+from conftest import VISIBLE_JS, block_network
 from playwright.sync_api import Browser, Page
 
 from vitexplain import exercises as ex
@@ -40,13 +40,9 @@ def _open(page: Page, name: str) -> list[str]:
 
 
 @pytest.fixture
-def page(browser: Browser, browser_context_args: dict) -> Page:
-    context = browser.new_context(**browser_context_args)
-    fresh = context.new_page()
-    fresh.errors = []
-    fresh.on("pageerror", lambda error: fresh.errors.append(str(error)))
-    yield fresh
-    context.close()
+def page(site_page: Page) -> Page:
+    """A page of its own, in a context the module's tests share (conftest.py)."""
+    return site_page
 
 
 def _reveal(page: Page, slug: str):
@@ -248,25 +244,3 @@ def test_without_javascript_every_reveal_is_shown(browser: Browser):
                 assert _reveal(page, slug).is_visible(), prompt_id
     finally:
         context.close()
-
-
-def test_a_grid_with_patches_pressed_has_no_axe_violation(browser: Browser, browser_context_args):
-    """In light and dark mode at once: all of axe's rules in light, its colour rules in dark
-    (conftest.py); on the prompt whose grid changed (test_site.py runs axe on the whole page
-    as loaded)."""
-    pages = {}
-    try:
-        for mode in ("light", "dark"):
-            context = browser.new_context(**browser_context_args, color_scheme=mode)
-            page = pages[mode] = context.new_page()
-            assert _open(page, PAGES["07"]) == []
-            page.get_by_role("button", name="patch 5, row 1, column 5").click()
-            page.get_by_role("button", name="patch 6, row 2, column 1").click()
-            assert _pressed(page, "07-p2") == [5, 6]
-            start_axe(page, "#vx-prompt-07-p2", None if mode == "light" else COLOUR_RULES)
-        for mode, page in pages.items():
-            violations = axe_violations(page)
-            assert violations == [], f"{mode}:\n" + "\n".join(violations)
-    finally:
-        for page in pages.values():
-            page.context.close()

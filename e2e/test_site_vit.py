@@ -71,10 +71,13 @@ def test_pictures() -> tuple[torch.Tensor, torch.Tensor]:
     return images, labels
 
 
-def _open(context: BrowserContext) -> tuple[Page, list[str], list[str]]:
-    """The page, offline; the requests it attempted beyond the machine; its JavaScript errors."""
+def _open(context: BrowserContext, init: str | None = None) -> tuple[Page, list[str], list[str]]:
+    """The page, offline (after the script `init`, if any); the requests it attempted beyond
+    the machine; its JavaScript errors."""
     attempted = block_network(context)
     page = context.new_page()
+    if init:
+        page.add_init_script(init)
     page.set_default_timeout(60_000)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -85,13 +88,26 @@ def _open(context: BrowserContext) -> tuple[Page, list[str], list[str]]:
     return page, attempted, errors
 
 
-@pytest.fixture
-def page(context: BrowserContext):
+def _checked(context: BrowserContext):
     page, attempted, errors = _open(context)
     page.attempted = attempted
     yield page
+    page.close()
     assert errors == [], f"JavaScript errors: {errors}"
     assert attempted == [], f"the page tried to reach {attempted[:5]}"
+
+
+@pytest.fixture
+def page(_module_context: BrowserContext):
+    """The page as loaded, for a test that changes it: a page of its own, in a context the
+    module's tests share (conftest.py)."""
+    yield from _checked(_module_context)
+
+
+@pytest.fixture
+def own_context_page(context: BrowserContext):
+    """The page in a context of its own (pytest-playwright's), for a timed test."""
+    yield from _checked(context)
 
 
 @pytest.fixture(scope="module")
@@ -106,8 +122,9 @@ def _one_page(browser: Browser, browser_context_args: dict):
 @pytest.fixture
 def shared(_one_page: Page) -> Page:
     """One page, opened once, for the tests that only call the page's functions on inputs of
-    their own or read its markup (a page load each cost more than most of these tests); each
-    still ends with no JavaScript error and no request beyond the machine."""
+    their own, show test pictures (its worker's costs put back) or read its markup (a page
+    load each cost more than most of these tests); each still ends with no JavaScript error
+    and no request beyond the machine."""
     yield _one_page
     assert _one_page.errors == [], f"JavaScript errors: {_one_page.errors}"
     assert _one_page.attempted == [], f"the page tried to reach {_one_page.attempted[:5]}"
@@ -694,38 +711,42 @@ DRAWN = """(query) => {
 }"""
 
 
-@pytest.mark.parametrize("query", [0, 6], ids=["class token", "patch 6"])
-def test_every_map_is_drawn_with_its_values(page: Page, query: int):
+def test_every_map_is_drawn_with_its_values(page: Page):
     """Each canvas shows, cell by cell, the colour of the value the page computed: the drawing
     (ink level), every head's attention row of the chosen query (one scale for all), the
     rollout, the occlusion map, the class map and the twins' scrambled picture, checked at
-    every cell's centre against the colour maps written again here."""
+    every cell's centre against the colour maps written again here; for the class token's
+    query and for patch 6's, each after a Scramble of its own."""
     page.evaluate("() => vxVit.showPicture(114)")
-    page.locator("#vx-vit [data-vx=scramble]").click()  # the twins read it scrambled
-    _written(page)
-    canvases, shown, levels = page.evaluate(DRAWN, query)
-    expected = {"draw": [_colour(GREYS, level / 16) for level in levels]}
-    rows = {  # (block, head) -> the query's row over the 16 patches
-        (b, h): shown["maps"][b][(h * 17 + query) * 17 + 1 : (h * 17 + query + 1) * 17]
-        for b in range(4)
-        for h in range(4)
-    }
-    top = max(max(row) for row in rows.values())
-    for (b, h), row in rows.items():
-        expected[f"{b}-{h}"] = [_colour(MAGMA, v / top) for v in row]
-    looks = shown["rollout"][0][1:]
-    expected["rollout"] = [_colour(MAGMA, v / max(looks)) for v in looks]
-    span = max(1e-12, *(abs(v) for v in shown["occlusion"]))
-    expected["occlusion"] = [_colour(RDBU, 0.5 + v / span / 2) for v in shown["occlusion"]]
-    why = shown["why"][0][1:]
-    expected["why-map"] = [_colour(MAGMA, v / max(why)) for v in why]
-    expected["scrambled"] = [_colour(GREYS, v) for v in shown["twins"]]  # scrambled or not
-    assert set(canvases) == set(expected)
-    wrong = {
-        name: i for name in expected for i, c in enumerate(canvases[name]) if c != expected[name][i]
-    }
-    assert wrong == {}, wrong
-    assert len({tuple(c) for c in canvases["occlusion"]}) > 2  # red, blue and white: not blank
+    for query in (0, 6):
+        page.locator("#vx-vit [data-vx=scramble]").click()  # the twins read it scrambled
+        _written(page)
+        canvases, shown, levels = page.evaluate(DRAWN, query)
+        expected = {"draw": [_colour(GREYS, level / 16) for level in levels]}
+        rows = {  # (block, head) -> the query's row over the 16 patches
+            (b, h): shown["maps"][b][(h * 17 + query) * 17 + 1 : (h * 17 + query + 1) * 17]
+            for b in range(4)
+            for h in range(4)
+        }
+        top = max(max(row) for row in rows.values())
+        for (b, h), row in rows.items():
+            expected[f"{b}-{h}"] = [_colour(MAGMA, v / top) for v in row]
+        looks = shown["rollout"][0][1:]
+        expected["rollout"] = [_colour(MAGMA, v / max(looks)) for v in looks]
+        span = max(1e-12, *(abs(v) for v in shown["occlusion"]))
+        expected["occlusion"] = [_colour(RDBU, 0.5 + v / span / 2) for v in shown["occlusion"]]
+        why = shown["why"][0][1:]
+        expected["why-map"] = [_colour(MAGMA, v / max(why)) for v in why]
+        expected["scrambled"] = [_colour(GREYS, v) for v in shown["twins"]]  # scrambled or not
+        assert set(canvases) == set(expected)
+        wrong = {
+            name: i
+            for name in expected
+            for i, c in enumerate(canvases[name])
+            if c != expected[name][i]
+        }
+        assert wrong == {}, (query, wrong)
+        assert len({tuple(c) for c in canvases["occlusion"]}) > 2  # red, blue, white: not blank
 
 
 # --- reads offline, axe, 390 px, budgets ----------------------------------------------------------
@@ -828,13 +849,19 @@ SHOWN_EQUALS_ANALYSE = """async (k) => {
     ids=["worker", "none", "fails", "worker but no kernel on the page"],
 )
 def test_the_page_shows_what_analyse_gives_with_or_without_a_worker(
-    browser: Browser, browser_context_args: dict, init: str | None
+    _module_context: BrowserContext, init: str | None, request: pytest.FixtureRequest
 ):
     """The page shares the occlusion runs with a Web Worker made from its own script; without
     one (none, or it fails) it does them all itself: the results are the same, to the bit. So
-    they are where the page computes without the WebAssembly kernel and the worker with it."""
-    context, page = _open_with(browser, browser_context_args, init)
+    they are where the page computes without the WebAssembly kernel and the worker with it.
+    (The page as shipped: the shared one, its worker's costs put back afterwards.)"""
+    if init is None:
+        page = request.getfixturevalue("shared")
+        attempted, errors = page.attempted, page.errors
+    else:
+        page, attempted, errors = _open(_module_context, init)
     with_worker = init in (None, NO_KERNEL)
+    costs = page.evaluate("JSON.stringify(vxVit.cost)")
     try:
         assert page.evaluate("vxVit.usesWorker()") is with_worker
         kernels = {"page": init != NO_KERNEL, "worker": with_worker}
@@ -848,14 +875,19 @@ def test_the_page_shows_what_analyse_gives_with_or_without_a_worker(
         assert (answered > 0) is with_worker
         label = page.locator("#vx-vit [data-vx=occlusion]").get_attribute("aria-label")
         assert label.startswith("Occlusion map of class ")
-        assert page.attempted == [] and page.errors == []
+        assert attempted == [] and errors == []
     finally:
-        context.close()
+        page.evaluate("(costs) => Object.assign(vxVit.cost, JSON.parse(costs))", costs)
+        if init is not None:
+            page.close()
 
 
-def test_a_newer_update_wins_over_a_late_reply(page: Page):
+def test_a_newer_update_wins_over_a_late_reply(shared: Page):
     """Two updates at once: the first one's reply from the worker comes after the second began;
-    the page shows the second picture's results, and the first update reports itself replaced."""
+    the page shows the second picture's results, and the first update reports itself replaced.
+    (On the shared page, its worker's costs put back afterwards.)"""
+    page = shared
+    costs = page.evaluate("JSON.stringify(vxVit.cost)")
     replaced, same = page.evaluate(
         """async () => {
              // all the runs to the worker
@@ -868,6 +900,7 @@ def test_a_newer_update_wins_over_a_late_reply(page: Page):
                      vxVit.shown().occlusion.every((v, i) => v === own.occlusion[i])];
            }"""
     )
+    page.evaluate("(costs) => Object.assign(vxVit.cost, JSON.parse(costs))", costs)
     assert replaced and same
     assert page.evaluate("vxVit.usesWorker()")
 
@@ -983,8 +1016,8 @@ PICK = """async (k) => {
 }"""
 
 
-def test_a_class_pick_stays_under_the_budget(page: Page):
-    times = page.evaluate(PICK, 114)
+def test_a_class_pick_stays_under_the_budget(own_context_page: Page):
+    times = own_context_page.evaluate(PICK, 114)
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
     print(
         f"\nclass picked, test picture 114: fastest {min(times):.1f} ms, median "
