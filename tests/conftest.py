@@ -121,3 +121,21 @@ def spawn(monkeypatch, _warm_worker_ends):
     from vitexplain.exercises import _run
 
     monkeypatch.setattr(_run, "START_METHOD", "spawn")
+
+
+#: Tests that take seconds of one worker (a process that imports torch, a training, thousands of
+#: forward passes): collected first, so that under `pytest -n 2` the short tests fill both
+#: workers' ends (the wall time is the later worker's end; last, the robustness run left one
+#: worker 6 s after the other).
+SLOW_FIRST = (
+    "test_scramble_robustness.py::test_one_perturbed_run_gives_its_stored_record",
+    "test_exercises_output.py::test_a_real_kernel_shows_the_displays",
+    "test_predictions.py::test_the_spec_answer_is_the_worked_solution_and_is_right[09.p3]",
+    "test_digits.py::test_training_reads_no_held_out_picture",
+    "test_api.py::test_import_loads_no_matplotlib_and_no_widgets",
+)
+
+
+def pytest_collection_modifyitems(items):
+    """The tests of :data:`SLOW_FIRST` first, the others in their order (a stable sort)."""
+    items.sort(key=lambda item: not any(slow in item.nodeid for slow in SLOW_FIRST))
