@@ -23,6 +23,7 @@ notebook and prints the processor seconds to copy into :data:`RUN_SECONDS`.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import re
@@ -30,8 +31,6 @@ import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-
-import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -104,7 +103,45 @@ class Estimate:
         return 5 * math.ceil(exact / 5)
 
 
-def sections(notebook: nbformat.NotebookNode) -> list[tuple[str, list]]:
+class Node(dict):
+    """A dict whose keys read as attributes (``cell.source``), as nbformat's NotebookNode."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    __setattr__ = dict.__setitem__
+
+
+def read(path: Path) -> Node:
+    """The notebook as ``nbformat.read(path, as_version=4)`` gives it, read with ``json``:
+    importing nbformat costs 1.4 s of processor time or more (jsonschema's format checkers build
+    39 grammars), and counting needs no schema (nbval and nbformat's writer check the notebooks).
+    As nbformat does, it joins what the file stores as lists of lines: a cell's source, a stream's
+    text, an output's data of a non-JSON type."""
+
+    def node(value):
+        if isinstance(value, dict):
+            return Node((key, node(item)) for key, item in value.items())
+        return [node(item) for item in value] if isinstance(value, list) else value
+
+    notebook = node(json.loads(path.read_text(encoding="utf-8")))
+    if notebook.nbformat != 4:
+        raise ValueError(f"{path.name}: nbformat {notebook.nbformat}, not 4")
+    for cell in notebook.cells:
+        cell.source = "".join(cell.source)
+        for output in cell.get("outputs", []):
+            if isinstance(output.get("text"), list):
+                output.text = "".join(output.text)
+            for mime, data in output.get("data", {}).items():
+                if not mime.endswith("json") and isinstance(data, list):
+                    output.data[mime] = "".join(data)
+    return notebook
+
+
+def sections(notebook: Node) -> list[tuple[str, list]]:
     """The notebook cut at its level-2 headings: (heading, cells) pairs; the cells before the
     first heading (the title cell) come under the heading ""."""
     parts: list[tuple[str, list]] = [("", [])]
@@ -116,7 +153,7 @@ def sections(notebook: nbformat.NotebookNode) -> list[tuple[str, list]]:
     return parts
 
 
-def _figures(cell: nbformat.NotebookNode) -> int:
+def _figures(cell: Node) -> int:
     count = 0
     for output in cell.get("outputs", []):
         data = output.get("data", {})
@@ -132,7 +169,7 @@ def estimate(path: Path) -> Estimate:
     from vitexplain.exercises import exercises  # torch: only when estimating
 
     number = path.name[:2]
-    notebook = nbformat.read(path, as_version=4)
+    notebook = read(path)
     words = code_lines = figures = 0
     for heading, cells in sections(notebook):
         for cell in cells:
@@ -167,14 +204,14 @@ def time_paragraph(e: Estimate) -> str:
     return textwrap.fill(text, 100, break_on_hyphens=False, break_long_words=False)
 
 
-def _time_cell(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def _time_cell(notebook: Node) -> Node:
     for heading, cells in sections(notebook):
         if heading == BEFORE:
             return cells[0]
     raise ValueError(f'no "## {BEFORE}" section')
 
 
-def stated_paragraph(notebook: nbformat.NotebookNode) -> str:
+def stated_paragraph(notebook: Node) -> str:
     """The text under "### Time", the last part of the "Before you start" cell."""
     source = _time_cell(notebook).source
     if TIME_HEADING not in source:
@@ -184,6 +221,8 @@ def stated_paragraph(notebook: nbformat.NotebookNode) -> str:
 
 def write(path: Path, paragraph: str) -> bool:
     """Put the paragraph under "### Time"; return whether the file changed."""
+    import nbformat  # its writer keeps the notebooks' format
+
     notebook = nbformat.read(path, as_version=4)
     if stated_paragraph(notebook) == paragraph:
         return False
@@ -196,6 +235,7 @@ def write(path: Path, paragraph: str) -> bool:
 def measure(path: Path) -> float:
     """Run every cell of a notebook in a fresh kernel (nothing is written) and return the
     processor seconds (user + system) the kernel used, its start and imports included."""
+    import nbformat
     import psutil
     from nbclient import NotebookClient
 
@@ -247,7 +287,7 @@ def main() -> int:
         paragraph = time_paragraph(e)
         if args.write and write(path, paragraph):
             print(f"          wrote {path.name}")
-        elif args.check and stated_paragraph(nbformat.read(path, as_version=4)) != paragraph:
+        elif args.check and stated_paragraph(read(path)) != paragraph:
             stale.append(path.name)
     if stale:
         print(f"stale Time in {', '.join(stale)}: run python scripts/chapter_time.py --write")

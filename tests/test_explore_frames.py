@@ -5,6 +5,7 @@ import json
 import os
 from pathlib import Path
 
+import chapter_time
 import compare_figures
 import explore_frames
 import pytest
@@ -29,14 +30,11 @@ def _stored(notebook: str) -> dict:
     return json.loads((DATA / f"{notebook}.json").read_text(encoding="utf-8"))
 
 
-@pytest.mark.xdist_group("nbformat")  # imports nbformat: see test_notebook_template.py
 def test_every_notebook_with_an_explore_cell_has_a_section():
-    import nbformat
-
     with_cell = sorted(
         p.stem
-        for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")
-        if any("explore" in c.metadata.get("tags", []) for c in nbformat.read(p, 4).cells)
+        for p in chapter_time.NOTEBOOKS
+        if any("explore" in c.metadata.get("tags", []) for c in chapter_time.read(p).cells)
     )
     assert with_cell == NOTEBOOKS
     assert sorted(p.stem for p in DATA.glob("*.json")) == NOTEBOOKS

@@ -10,11 +10,11 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import chapter_time
 import pytest
 
 # Nothing here compares a float that PyTorch or NumPy computed: `make test-baseline` leaves it out.
-# nbformat is imported in the tests, in one worker: see test_notebook_template.py
-pytestmark = [pytest.mark.cpu_independent, pytest.mark.xdist_group("nbformat")]
+pytestmark = pytest.mark.cpu_independent
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 
@@ -47,9 +47,7 @@ class _FigureParser(HTMLParser):
 
 
 def _figures(path: Path) -> list[tuple[int, dict, str]]:
-    import nbformat  # here, not at collection: see test_notebook_template.py
-
-    nb = nbformat.read(path, as_version=4)
+    nb = chapter_time.read(path)  # as nbformat reads it, without importing nbformat
     found = []
     for number, cell in enumerate(nb.cells):
         for output in cell.get("outputs", []):

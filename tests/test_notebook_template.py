@@ -4,18 +4,19 @@ checks it; prerequisites; the estimated time, as scripts/chapter_time.py compute
 a Warm-up (questions on earlier notebooks); numbered sections, with predictions before their
 reveals; Explore where the notebook has one; Summary (its key points); Exercises; References."""
 
+import json
 import re
 from pathlib import Path
 
+import chapter_time
 import pytest
 
 from vitexplain.exercises import exercises, prompts
 
 # Nothing here compares a float that PyTorch or NumPy computed: `make test-baseline` leaves it out.
-# nbformat (and scripts/chapter_time.py, which imports it) is imported in the tests, not at
-# collection, which every xdist worker repeats: its import costs 1.3 s of processor time; the
-# tests that read notebooks run in one worker (the group "nbformat").
-pytestmark = [pytest.mark.cpu_independent, pytest.mark.xdist_group("nbformat")]
+# The notebooks are read with json (chapter_time.read), not nbformat, whose import costs 1.4 s of
+# processor time or more in each process that makes it.
+pytestmark = pytest.mark.cpu_independent
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -51,8 +52,6 @@ def _headings(notebook, level: int) -> list[tuple[int, str]]:
 
 def _section(notebook, heading: str) -> str:
     """The Markdown of one level-2 section (its cells' sources, joined)."""
-    import chapter_time
-
     for name, cells in chapter_time.sections(notebook):
         if name == heading:
             return "\n\n".join(c.source for c in cells if c.cell_type == "markdown")
@@ -81,9 +80,7 @@ def _subsection(cell_source: str, heading: str) -> str:
 
 @pytest.fixture(params=NOTEBOOKS, ids=lambda p: p.name[:2])
 def notebook(request):
-    import nbformat
-
-    nb = nbformat.read(request.param, as_version=4)
+    nb = chapter_time.read(request.param)
     nb.number = request.param.name[:2]
     nb.path = request.param
     return nb
@@ -171,8 +168,6 @@ def test_prerequisites_name_earlier_notebooks_and_outside_knowledge(notebook):
 def test_time_is_the_computed_estimate(notebook):
     """The stated time is what scripts/chapter_time.py computes now: after a change of the text,
     the code, the figures or the exercises, run `python scripts/chapter_time.py --write`."""
-    import chapter_time
-
     estimate = chapter_time.estimate(notebook.path)
     assert chapter_time.stated_paragraph(notebook) == chapter_time.time_paragraph(estimate)
     assert estimate.run_seconds > 0, "RUN_SECONDS holds no measurement for this notebook"
@@ -187,8 +182,6 @@ def test_summary_is_a_short_list_of_key_points(notebook):
 
 
 def test_exercises_section_holds_every_exercise_of_the_notebook(notebook):
-    import chapter_time
-
     exercises_part = "\n".join(
         c.source
         for name, cells in chapter_time.sections(notebook)
@@ -203,37 +196,52 @@ def test_references_are_a_list(notebook):
     assert _items(_section(notebook, "References"), r"^\* ")
 
 
-def test_estimate_counts_against_a_hand_count(tmp_path):
-    """The estimate's counts on a small notebook counted by hand."""
-    import chapter_time
-    import nbformat
+def _cell(kind: str, source: list[str], **fields) -> dict:
+    """A cell as a notebook file stores it: its source a list of lines."""
+    return {"cell_type": kind, "metadata": {}, "source": source, **fields}
 
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_markdown_cell("# 01 · A title\n\nfour words in here"),  # 9 words
-        nbformat.v4.new_markdown_cell("## Before you start\n\nnot counted at all"),
-        nbformat.v4.new_code_cell("x = 1\n\n# a comment\ny = 2"),  # 3 lines
-        nbformat.v4.new_markdown_cell("## Exercises\n\nthree more words"),  # 5 words
-        nbformat.v4.new_code_cell("not = 'counted'"),
-        nbformat.v4.new_markdown_cell("## References\n\n* not counted"),
-    ]
-    nb.cells[2].outputs = [
-        nbformat.v4.new_output("display_data", {"text/html": "<figure><img></figure>"}),
-        nbformat.v4.new_output("display_data", {"image/png": "iVBOR"}),
-        nbformat.v4.new_output("stream", text="no figure"),
+
+def test_estimate_counts_against_a_hand_count(tmp_path):
+    """The estimate's counts on a small notebook counted by hand, in the file format nbformat
+    writes (sources and outputs as lists of lines), which chapter_time.read joins as nbformat
+    does (its data of a JSON type stay as they are)."""
+    figure = {"text/html": ["<figure><img>\n", "</figure>"], "application/json": ["a", "b"]}
+    cells = [
+        _cell("markdown", ["# 01 · A title\n", "\n", "four words in here"]),  # 9 words
+        _cell("markdown", ["## Before you start\n", "\n", "not counted at all"]),
+        _cell(
+            "code",
+            ["x = 1\n", "\n", "# a comment\n", "y = 2"],  # 3 lines
+            execution_count=1,
+            outputs=[
+                {"output_type": "display_data", "metadata": {}, "data": figure},
+                {"output_type": "display_data", "metadata": {}, "data": {"image/png": "iVBOR"}},
+                {"output_type": "stream", "name": "stdout", "text": ["no\n", "figure"]},
+            ],
+        ),
+        _cell("markdown", ["## Exercises\n", "\n", "three more words"]),  # 5 words
+        _cell("code", ["not = 'counted'"], execution_count=None, outputs=[]),
+        _cell("markdown", ["## References\n", "\n", "* not counted"]),
     ]
     path = tmp_path / "01_hand.ipynb"
-    nbformat.write(nb, path)
+    stored = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(stored), encoding="utf-8")
+    nb = chapter_time.read(path)
+    assert nb.cells[0].source == "# 01 · A title\n\nfour words in here"
+    data, _, stream = nb.cells[2].outputs
+    assert data.data == {"text/html": "<figure><img>\n</figure>", "application/json": ["a", "b"]}
+    assert stream.text == "no\nfigure"
     e = chapter_time.estimate(path)
     assert (e.words, e.code_lines, e.figures) == (9 + 5, 3, 2)
     mine = [x for x in exercises().values() if x.id.startswith("01.")]
     assert e.value_exercises + e.function_exercises == len(mine)
+    path.write_text(json.dumps({**stored, "nbformat": 3}), encoding="utf-8")
+    with pytest.raises(ValueError, match="nbformat 3, not 4"):
+        chapter_time.read(path)
 
 
 def _needs(path: Path) -> list[str]:
-    import nbformat
-
-    source = nbformat.read(path, as_version=4).cells[1].source
+    source = chapter_time.read(path).cells[1].source
     line = _items(_subsection(source, "Prerequisites"), r"^\* ")[0]
     return re.findall(r"\]\((\d\d)_", line)
 
@@ -241,8 +249,6 @@ def _needs(path: Path) -> list[str]:
 def test_readme_states_the_computed_times_and_the_shortest_path():
     """The README's sentence on the notebooks' times says what the script computes, and its
     shortest way to the last notebook is the closure of the notebooks' stated needs."""
-    import chapter_time
-
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     estimates = [chapter_time.estimate(p) for p in NOTEBOOKS]
     minutes = [e.total_minutes for e in estimates]
@@ -271,8 +277,6 @@ def test_warm_up_opens_the_notebook(notebook):
     """From 02 on, `## Warm-up` follows the imports: 2 or 3 questions, each `**Warm-up NN.wk ·
     Notebook MM.**` on an earlier notebook MM, with its answer cell; it holds every warm-up of
     the notebook and nothing else. Notebook 01 has none."""
-    import chapter_time
-
     warmups = _mine(notebook, "w")
     if notebook.number == "01":
         assert not warmups

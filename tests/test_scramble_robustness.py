@@ -8,10 +8,24 @@ the claims' margin absorbs.
 
 import json
 
+import pytest
+import torch
 
-def test_record_covers_every_claim_and_ten_runs_per_level():
-    import robustness_06 as script  # sets OMP_NUM_THREADS for its runs: imported here only
 
+@pytest.fixture
+def script(monkeypatch):
+    """scripts/robustness_06.py, imported here only: its import sets OMP_NUM_THREADS=1 for its
+    runs (kept to the test here, not left to the processes the worker starts later), and a run
+    turns PyTorch's deterministic algorithms on (turned back after the test)."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    deterministic = torch.are_deterministic_algorithms_enabled()
+    import robustness_06
+
+    yield robustness_06
+    torch.use_deterministic_algorithms(deterministic)
+
+
+def test_record_covers_every_claim_and_ten_runs_per_level(script):
     record = json.loads(script.OUT.read_text())
     assert record["conclusions"] == script.CONCLUSIONS and record["details"] == script.DETAILS
     assert set(record["levels"]) == {f"{eps:g}" for eps in script.LEVELS}
@@ -29,9 +43,7 @@ def test_record_covers_every_claim_and_ten_runs_per_level():
     }
 
 
-def test_one_perturbed_run_gives_its_stored_record(one_thread):
-    import robustness_06 as script  # sets OMP_NUM_THREADS for its runs: imported here only
-
+def test_one_perturbed_run_gives_its_stored_record(script, one_thread):
     record = json.loads(script.OUT.read_text())
     reference = script.run(0.0, 0)
     # the notebook's own model: every claim holds (it is the reference of the printed tables)
