@@ -8,6 +8,7 @@ what is graded by the kind's code, not the exercise's, over one exercise of each
 import dataclasses
 import functools
 import os
+import re
 import time
 from pathlib import Path
 
@@ -177,6 +178,15 @@ def test_close_takes_the_tolerance_of_the_less_precise_dtype():
     assert not ex.close(exact, exact + 1e-6)  # both float64: 1e-6 is an error
     assert ex.close(exact.half(), exact)  # 16-bit: about 1e-3
     assert not ex.close(exact, torch.rand(50))
+    # each precision's own (rtol, atol), not torch's defaults (1e-5, 1e-8)
+    hundred = torch.tensor([100.0], dtype=torch.float64)
+    assert not ex.close(hundred, hundred + 1e-4)  # float64: rtol 1e-7
+    assert ex.close(torch.zeros(1), torch.full((1,), 5e-6))  # float32: atol 1e-5
+    assert ex.close(torch.ones(2, dtype=torch.bfloat16), torch.full((2,), 1.04))  # rtol 5e-2
+    assert ex.close(torch.tensor([1, 2]), np.array([1, 2]))  # integers: exact, as float64
+    assert not ex.close(torch.zeros(2), torch.zeros(3))  # shapes must agree
+    with torch.device("meta"):  # a kernel's default device changed: compared on the CPU
+        assert ex.close([1.0, 2.0], np.array([1.0, 2.0]))
 
 
 # --- a function cannot hang the checker --------------------------------------------------------
@@ -322,8 +332,12 @@ def test_a_body_without_return_gets_a_hint_and_only_dots_are_no_answer(exercise_
         """What it should do."""
         ...
 
+    def dots_twice(*args):  # Python 3.11 compiles the first line to a NOP
+        ...
+        ...
+
     assert ex.grade(exercise_id, no_return) == "your function returned None: is a `return` missing?"
-    for unfilled in (dots, only_pass, docstring_and_dots, lambda *args: ...):
+    for unfilled in (dots, only_pass, docstring_and_dots, dots_twice, lambda *args: ...):
         ex.check(exercise_id, unfilled)
         out = capsys.readouterr().out
         assert (
@@ -547,6 +561,9 @@ def test_describe_names_each_kind_of_value_in_one_line():
         (torch.zeros(2, 3), "a tensor of shape (2, 3), dtype torch.float32"),
         (torch.zeros(2, device="meta"), "a tensor of shape (2,), dtype torch.float32 on meta"),
         (5, "an int (5)"),
+        (2**128 - 1, "an int (340282366920938463463374607431768211455)"),  # 128 bits: written
+        (2**128, "an int (about 39 digits)"),  # longer: counted
+        (10**200, "an int (about 201 digits)"),
         ({3, 1, 2}, "a set ({1, 2, 3})"),
         (set(range(7, 0, -1)), "a set ({1, 2, 3, 4, 5, 6, ...})"),  # 7 items: 6 shown
         (set(range(6)), "a set ({0, 1, 2, 3, 4, 5})"),  # 6 items: all shown
@@ -573,3 +590,58 @@ def test_a_rule_about_one_item_names_the_item_that_is_wrong():
 def test_only_a_pair_of_equal_ints_reads_as_one_int():
     assert ex.grade("05.4", ((20, 20), (20, 20), (0, 0))) is None
     assert ex.grade("05.4", ((20, 21), (20, 20), (0, 0))).startswith("expected a tuple")
+
+
+def _nested(levels, box):
+    value = box()
+    for _ in range(levels):
+        value = box([value])
+    return value
+
+
+def test_normalize_gives_one_form_up_to_its_limits_and_refuses_or_keeps_beyond():
+    """MAX_DEPTH levels of lists or sets and MAX_ITEMS items get one form; one more level is
+    refused, one more item left as it is (graded as a wrong type); complex numbers are never
+    read as real ones, a meta tensor holds none, an int subclass gives its own value."""
+    limit, deep = (
+        _rules.MAX_ITEMS,
+        f"your answer is nested more than {_rules.MAX_DEPTH} levels deep",
+    )
+    for box, one_form in ((list, ()), (frozenset, _nested(_rules.MAX_DEPTH, frozenset))):
+        assert _rules.normalize(_nested(_rules.MAX_DEPTH, box)) == one_form
+        with pytest.raises(_rules.Unusable, match=f"^{deep}$"):
+            _rules.normalize(_nested(_rules.MAX_DEPTH + 1, box))
+    for make in (list, torch.arange, np.arange):
+        assert _rules.normalize(make(range(limit)) if make is list else make(limit)) == tuple(
+            range(limit)
+        )
+        longer = list(range(limit + 1)) if make is list else make(limit + 1)
+        assert _rules.normalize(longer) is longer
+    as_frozenset = _rules.normalize(set(range(limit)))
+    assert type(as_frozenset) is frozenset and as_frozenset == set(range(limit))
+    longer = set(range(limit + 1))
+    assert _rules.normalize(longer) is longer
+    for complex_numbers in (torch.tensor([1 + 2j]), np.array([1j])):
+        assert _rules.normalize(complex_numbers) is complex_numbers
+    meta = "a tensor on the meta device holds no values: compute it on the CPU"
+    with pytest.raises(_rules.Unusable, match=f"^{re.escape(meta)}$"):
+        _rules.normalize(torch.zeros(2, device="meta"))
+
+    class Lying(int):
+        def __int__(self):
+            return 99
+
+    assert type(_rules.normalize(Lying(5))) is int and _rules.normalize(Lying(5)) == 5
+
+
+def test_grade_value_reads_a_spec_as_written():
+    """A wrong type without the learner's own form named as it came; a pair of equal ints only
+    where the spec says pairs; a rule's tolerance includes its edge; {answer} in a hint."""
+    spec = _rules.ValueSpec(kind="int_tuple", answer=(3, 4), expects="two ints", default="no")
+    assert _rules.grade_value(spec, "34") == "expected two ints, got a str ('34')"
+    assert _rules.grade_value(spec, ((3, 3), 4)).startswith("expected two ints, got a tuple")
+    assert _rules.grade_value(dataclasses.replace(spec, pairs=True), ((3, 3), 4)) is None
+    rule = _rules.Rule("one, within a half", equals=1.0, tol=0.5)
+    number = _rules.ValueSpec(kind="number", answer=3.0, expects="a number", default="no")
+    assert _rules.grade_value(dataclasses.replace(number, rules=(rule,)), 1.5) == rule.hint
+    assert ex.grade("03.5", 3) == "with base 10**3 a slow pair still tells the positions apart"

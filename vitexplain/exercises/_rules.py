@@ -214,12 +214,11 @@ def normalize(answer: Any, depth: int = 0) -> Any:
             raise Unusable("a tensor on the meta device holds no values: compute it on the CPU")
         if answer.numel() > MAX_ITEMS or answer.is_complex():
             return answer
-        answer = torch.Tensor.tolist(torch.Tensor.detach(answer))
-        return normalize(answer[0] if isinstance(answer, list) and len(answer) == 1 else answer)
+        return normalize(torch.Tensor.tolist(torch.Tensor.detach(answer)))  # [[5]] reads as 5
     if isinstance(answer, np.ndarray):
         if answer.size > MAX_ITEMS or answer.dtype.kind not in "biuf":
             return answer
-        return normalize(answer.reshape(-1)[0] if answer.size == 1 else answer.tolist())
+        return normalize(answer.tolist())
     if isinstance(answer, numbers.Number | np.generic) and not isinstance(answer, complex):
         return _number(answer)
     if isinstance(answer, range | list | tuple) and len(answer) <= MAX_ITEMS:
@@ -385,7 +384,7 @@ def is_unfilled(function: Callable[..., Any]) -> bool:
     code = getattr(function, "__code__", None)
     if not isinstance(code, CodeType):
         return False
-    ops = [i for i in dis.get_instructions(code) if i.opname not in ("RESUME", "NOP", "CACHE")]
+    ops = [i for i in dis.get_instructions(code) if i.opname not in ("RESUME", "NOP")]
     if len(ops) == 1 and ops[0].opname == "RETURN_CONST":  # Python 3.12+
         return ops[0].argval is None or ops[0].argval is Ellipsis
     return (
