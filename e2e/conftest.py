@@ -34,6 +34,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,13 +81,14 @@ class Lab:
         query = "&".join([*params, f"token={self.token}"])
         return f"{self.base_url}/{path.lstrip('/')}?{query}"
 
-    def api(self, path: str, method: str = "GET"):
+    def api(self, path: str, method: str = "GET", body: dict | None = None, timeout: float = 10):
         request = urllib.request.Request(
             f"{self.base_url}/api/{path.lstrip('/')}",
             method=method,
-            headers={"Authorization": f"token {self.token}"},
+            data=None if body is None else json.dumps(body).encode(),
+            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
         )
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             body = response.read()
         return json.loads(body) if body else None
 
@@ -501,8 +503,23 @@ def _record_writes(page: Page) -> Page:
 
 
 def shut_kernels_down(lab: Lab) -> None:
-    for session in lab.api("sessions"):
-        lab.api(f"sessions/{session['id']}", method="DELETE")
+    """Delete every session, all at once (each DELETE waits until its kernel has exited)."""
+    sessions = [f"sessions/{session['id']}" for session in lab.api("sessions")]
+    with ThreadPoolExecutor(max_workers=max(1, len(sessions))) as pool:
+        list(pool.map(lambda path: lab.api(path, "DELETE", timeout=60), sessions))
+
+
+def start_kernels(lab: Lab, names: list[str]) -> None:
+    """Start a session (python3) for each notebook of the working copy, all at once, as
+    JupyterLab does on opening one; the server answers once each kernel's process runs (it
+    reports "idle" only once a page has connected)."""
+
+    def start(name: str) -> dict:
+        kernel = {"path": name, "name": name, "type": "notebook", "kernel": {"name": "python3"}}
+        return lab.api("sessions", "POST", kernel, timeout=LAB_START_TIMEOUT)
+
+    with ThreadPoolExecutor(max_workers=len(names)) as pool:
+        list(pool.map(start, names))
 
 
 @pytest.fixture

@@ -71,7 +71,7 @@ def source(cell: dict) -> str:
 
 def folded(cell: dict) -> bool:
     """A prediction's reveal: its outputs are stored folded (`jupyter.outputs_hidden`), and Lab
-    renders them only when the reader opens them (e2e/test_lab_predictions.py does)."""
+    renders them only when the reader opens them (reveals_fold_until_opened below does)."""
     return bool(cell.get("metadata", {}).get("jupyter", {}).get("outputs_hidden"))
 
 
@@ -132,9 +132,7 @@ def open_notebook(page: Page, lab, path: Path, nb: dict) -> float:
     if page.url.startswith(lab.base_url) and not page.locator(LAB_BUSY).count():
         # Lab is up with nothing open (close_notebook): File > Open from Path, as a reader can,
         # and Lab is not loaded again.
-        file_menu(page, "Open from Path…")
-        page.locator(".jp-Dialog input").fill(path.name)
-        page.keyboard.press("Enter")
+        open_from_path(page, path.name)
     else:
         page.goto(lab.url(f"lab/tree/{path.name}", "reset"))
     expect(page.locator(".jp-NotebookPanel")).to_have_count(1, timeout=RENDER_TIMEOUT)
@@ -153,6 +151,13 @@ def open_notebook(page: Page, lab, path: Path, nb: dict) -> float:
         timeout=RENDER_TIMEOUT,
     )
     return time.monotonic()
+
+
+def open_from_path(page: Page, name: str) -> None:
+    """File > Open from Path, as a reader can, in the Lab already on the page."""
+    file_menu(page, "Open from Path…")
+    page.locator(".jp-Dialog input").fill(name)
+    page.keyboard.press("Enter")
 
 
 def file_menu(page: Page, item: str) -> None:

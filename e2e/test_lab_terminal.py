@@ -21,6 +21,7 @@ import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import Browser
+from test_lab import wait_for_kernel_idle
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,13 +74,10 @@ def test_make_lab_prints_the_address_and_no_noise(e2e_tmp: Path, browser: Browse
             lsp = lambda r: "/lsp/status" in r.url and r.ok  # noqa: E731
             with page.expect_response(lsp, timeout=90_000):
                 page.goto(f"{base}/lab/tree/01_patch_tokenization.ipynb?token={token}")
+            # The page says when its kernel is idle (the server's /api/kernels, polled instead,
+            # answered HTTP 500 while the kernel was still starting).
+            wait_for_kernel_idle(page, 90_000)
             deadline = time.monotonic() + 90
-            while True:
-                states = [k["execution_state"] for k in _api(f"{base}/api/kernels", token)]
-                if states and all(state == "idle" for state in states):
-                    break
-                assert time.monotonic() < deadline, f"no idle kernel: {states}"
-                page.wait_for_timeout(100)
         finally:
             page.close()
         # The kernel idle, the server has logged its start and the browser's connection to it
