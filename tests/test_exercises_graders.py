@@ -542,7 +542,11 @@ def test_is_unfilled_tells_a_written_body_from_dots():
     def forgot_return(x):
         x + 1  # noqa: B018
 
+    def a_constant(x):
+        return 5
+
     assert not _rules.is_unfilled(written) and not _rules.is_unfilled(forgot_return)
+    assert not _rules.is_unfilled(a_constant)  # one constant returned, as `...` is: not None
     assert not _rules.is_unfilled(print) and not _rules.is_unfilled(functools.partial(written, 1))
 
 
