@@ -351,8 +351,24 @@ def test_a_function_returning_a_tuple_of_tensors_is_told_to_return_one():
         weights = torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1)
         return weights @ v, weights
 
+    def rows(q, k, v):
+        return list(with_weights(q, k, v)[0])  # (N, d) as N tensors of shape (d,)
+
+    def numbers(q, k, v):
+        return list(with_weights(q, k, v)[0].flatten())  # 0-d tensors: numbers, read as such
+
+    tensor = _rules.EXPECTED[torch.Tensor]
     hint = ex.grade("02.3", with_weights)
-    assert "a tuple of 2 items" in hint and "not a tuple" in hint
+    assert hint == f"your function returned a tuple of 2 items (Tensor); return only {tensor}, " + (
+        "not a tuple or list of them"
+    )
+    assert ex.grade("02.3", rows).startswith("your function returned a list of ")
+    assert "not a tuple or list" not in ex.grade("02.3", numbers)  # a wrong shape, not a list
+
+
+def test_an_int_function_returning_nan_is_told_what_came():
+    hint = ex.grade("05.3", lambda *args, **kwargs: float("nan"))
+    assert hint == f"your function returned a float (nan): {_rules.NOT_FINITE}"
 
 
 # --- forbidden helpers --------------------------------------------------------------------------
