@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -113,6 +114,16 @@ def _warm_worker_ends():
     if _run._spare is not None:
         _run._stop(_run._spare, now=True)
         _run._spare = None
+
+
+@pytest.fixture
+def ctrl_c():
+    """Ctrl-C raises KeyboardInterrupt, as in a kernel or a terminal, also when pytest started
+    with SIGINT ignored (a background job of a shell without job control: Python then installs
+    no handler, and a test's SIGINT would be lost)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 @pytest.fixture

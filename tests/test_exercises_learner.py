@@ -340,7 +340,7 @@ def test_numbers_the_site_shows_are_finite():
 
 @pytest.mark.cpu_independent
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals a thread sends")
-def test_ctrl_c_frees_the_kernel_and_ends_the_worker(monkeypatch):
+def test_ctrl_c_frees_the_kernel_and_ends_the_worker(monkeypatch, ctrl_c):
     """Ctrl-C (SIGINT to the main thread, from another one here) during a check of a function
     that never returns: the check stops at once and the worker is killed (the limit is an hour
     here, so only the interrupt can end it)."""

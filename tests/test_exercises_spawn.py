@@ -263,7 +263,7 @@ def test_the_interruption_is_still_a_keyboardinterrupt():
 
 
 @pytest.mark.parametrize("to", ["this thread", "the process, beside a thread"])
-def test_a_ctrl_c_while_a_worker_starts_interrupts_the_check(notebook, monkeypatch, to):
+def test_a_ctrl_c_while_a_worker_starts_interrupts_the_check(notebook, monkeypatch, to, ctrl_c):
     """A Ctrl-C that lands in the learner's process while it starts a worker (sent from inside
     the start here) interrupts the check at once, not at the time limit, and ends that worker;
     sent to the process while another thread runs (a kernel's), that thread may receive it."""
