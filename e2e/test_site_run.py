@@ -164,6 +164,21 @@ def _overlay(wheel: Path, folder: Path) -> Path:
     return folder
 
 
+def _bash(script: str, cwd: Path, env: dict, timeout: float) -> subprocess.CompletedProcess:
+    """Run ``script`` with bash, stopping at its first failing command; assert it succeeded."""
+    result = subprocess.run(
+        ["bash", "-c", f"set -euo pipefail\n{script}\n"],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -200,17 +215,7 @@ def test_the_three_commands_take_a_fresh_venv_from_the_sites_files_to_jupyterlab
         f"python -c 'import sys, {imports}; vitexplain.load_mountains(); "
         "print(torch.__version__, vitexplain.__version__, vitexplain.__file__, sys.prefix)'"
     )
-    script = "set -euo pipefail\n" + "\n".join(install) + "\n"
-    result = subprocess.run(
-        ["bash", "-c", script],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    _bash("\n".join(install), tmp_path, env, timeout=900)
     # pip installed JupyterLab's command in the venv itself
     assert (tmp_path / "vx-env" / "bin" / "jupyter-lab").is_file()
 
@@ -232,16 +237,7 @@ def test_the_three_commands_take_a_fresh_venv_from_the_sites_files_to_jupyterlab
         start_new_session=True,
     )
     try:
-        result = subprocess.run(
-            ["bash", "-c", f"set -euo pipefail\nsource vx-env/bin/activate\n{check}\n"],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        result = _bash(f"source vx-env/bin/activate\n{check}", tmp_path, env, timeout=300)
         torch_version, version, location, prefix = result.stdout.split()[-4:]
         assert torch_version == _torch_pin().split("==")[1] + "+cpu"
         assert wheel.startswith(f"vitexplain-{version}-")
