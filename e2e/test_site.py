@@ -219,8 +219,8 @@ def _readme_rows() -> list[tuple[str, str, str]]:
     return rows
 
 
-def test_index_is_the_readme_table_with_thumbnails(reading):
-    page = reading("index.html")
+def test_index_is_the_readme_table_with_thumbnails(page: Page):
+    _open(page, "index.html")
     rows = page.evaluate(
         """[...document.querySelectorAll('.vx-index tbody tr')].map(tr => {
              const img = tr.querySelector('img'), a = tr.querySelector('a');
@@ -256,8 +256,8 @@ def _check_neighbours(page: Page, name: str) -> None:
     assert _url_of("concepts.html") in sidebar
 
 
-def test_the_soft_split_gif_is_an_animated_img(reading):
-    page = reading("notebooks/05_t2t_soft_split.html")
+def test_the_soft_split_gif_is_an_animated_img(page: Page):
+    _open(page, "notebooks/05_t2t_soft_split.html")
     sources = page.evaluate(
         "[...document.images].filter(i => i.src.startsWith('data:image/gif'))"
         ".map(i => [i.src, i.naturalWidth, i.alt])"
@@ -318,8 +318,8 @@ def _check_captions_contrast(page: Page, name: str, mode: str) -> None:
 # --- math -----------------------------------------------------------------------------------------
 
 
-def test_aligned_math_is_rendered_in_rows(reading):
-    page = reading("notebooks/05_t2t_soft_split.html")
+def test_aligned_math_is_rendered_in_rows(page: Page):
+    _open(page, "notebooks/05_t2t_soft_split.html")
     rows = page.evaluate(
         """[...document.querySelectorAll('.vx-math math mtable')].map(t =>
              [...t.querySelectorAll(':scope > mtr')].map(r => r.getBoundingClientRect().top))"""

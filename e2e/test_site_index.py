@@ -15,7 +15,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from playwright.sync_api import Page
+from conftest import block_network
+from playwright.sync_api import BrowserContext, Page
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "build" / "html"
@@ -45,13 +46,16 @@ pytestmark = pytest.mark.usefixtures("built_site")  # conftest.py: fails without
 
 
 @pytest.fixture
-def page(reading) -> Page:
-    """The index, opened offline once for the tests that read it (conftest.reading: no request
-    beyond file://, no JavaScript error)."""
-    return reading("index.html")
+def page(context: BrowserContext) -> Page:
+    """A page of pytest-playwright's context with every request beyond file:// blocked."""
+    fresh = context.new_page()
+    fresh.set_default_timeout(30_000)
+    fresh.attempted = block_network(context)
+    return fresh
 
 
 def _items(page: Page) -> list[dict]:
+    page.goto((SITE / "index.html").as_uri(), wait_until="load")
     return page.evaluate(
         """[...document.querySelectorAll('.vx-reading-path ol > li')].map(li => ({
              text: li.textContent.replace(/\\s+/g, ' ').replace(/\u2019/g, "'").trim(),
@@ -63,6 +67,7 @@ def _items(page: Page) -> list[dict]:
 
 def test_reading_path_lists_every_notebook_with_its_time_needs_and_first_objective(page: Page):
     items = _items(page)
+    assert page.attempted == []
     assert len(items) == len(CHAPTERS) == 9
     for item, chapter in zip(items, CHAPTERS, strict=True):
         assert item["href"] == chapter["page"]
@@ -84,6 +89,7 @@ def _hours(minutes: int) -> str:
 
 
 def test_reading_path_states_the_series_time_and_the_shortest_path(page: Page):
+    page.goto((SITE / "index.html").as_uri(), wait_until="load")
     intro = page.locator(".vx-reading-path p").first.text_content()
     intro = " ".join(intro.split())
     total = sum(c["minutes"] for c in CHAPTERS)

@@ -145,10 +145,10 @@ def test_the_contents_toggle_opens_the_page_contents(
 # --- §2: what annoyed a reader --------------------------------------------------------------------
 
 
-def test_a_notebook_link_says_how_to_save_it_from_a_file_page(reading):
+def test_a_notebook_link_says_how_to_save_it_from_a_file_page(page: Page):
     """Chromium opens a .ipynb link of a file:// page as text (it ignores `download` there): the
     note says how to save it, and links the page whose zip a click does save (test_site_run)."""
-    page = reading(NOTEBOOK_PAGES[0])
+    _open(page, NOTEBOOK_PAGES[0])
     note = page.locator(".vx-run")
     assert "Save link as" in note.inner_text()
     hrefs = note.evaluate("n => [...n.querySelectorAll('a')].map(a => a.href)")
@@ -522,12 +522,12 @@ def test_no_icon_script_and_the_icons_still_draw(page: Page):
 # --- §4 -----------------------------------------------------------------------------------------
 
 
-def test_about_has_a_bibtex_entry_with_year_and_version(reading):
+def test_about_has_a_bibtex_entry_with_year_and_version(page: Page):
     citation = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
     title = re.search(r'^title: "([^"]+)"', citation, re.M)[1]
     version = re.search(r'^version: "([^"]+)"', citation, re.M)[1]
     year = re.search(r'^date-released: "(\d{4})-', citation, re.M)[1]
-    page = reading("about.html")
+    _open(page, "about.html")
     entry = page.locator(".vx-bibtex pre, div.vx-bibtex pre").first.inner_text()
     assert entry.startswith("@software{vitexplain,")
     fields = dict(re.findall(r"^\s*(\w+) = \{(.*)\},?$", entry, re.M))
@@ -537,8 +537,8 @@ def test_about_has_a_bibtex_entry_with_year_and_version(reading):
     assert f"({year})" in page.locator("#how-to-cite").inner_text()
 
 
-def test_the_index_says_which_reader_each_feature_serves(reading):
-    page = reading("index.html")
+def test_the_index_says_which_reader_each_feature_serves(page: Page):
+    _open(page, "index.html")
     note = page.locator(".vx-readers")
     text = note.inner_text()
     for reader in (
