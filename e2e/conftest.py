@@ -280,12 +280,10 @@ AXE_SCRIPT = Axe().axe_script  # axe-core, as axe-playwright-python bundles it
 # Pygments gives every token of a code block a span of its own: about 2,400 with text on a
 # notebook page, 70 % of the elements axe's color-contrast reads, and most of an axe run (a page
 # took it 24 s, 6 s without them), yet their contrast is that of a few dozen (colour, background)
-# pairs. The MathML written at build time is the same: every <mi>, <mo>, <mn> an element (about
-# half of what color-contrast still read on notebook 06's page, a third of its time), all in the
-# colours of the text around them. So color-contrast checks every element but these tokens, and
-# `code_contrast` checks every distinct (colour, backgrounds) pair of all of them (the same
-# selectors: no token is left out), in the same mode, once the same transitions have ended.
-TOKENS = ["div.highlight pre span", "math:not([display]) *"]
+# pairs. So color-contrast checks every element but these spans, and `_code_contrast` checks
+# every distinct (colour, backgrounds) pair of all of them (the same selector: no span is left
+# out), in the same mode, once the same transitions have ended.
+CODE_SPANS = "div.highlight pre span"
 CODE_STYLES_JS = """selector => {
   const memo = new Map();
   // an element's background layers, its own first, up to the first opaque one; and what the
@@ -322,14 +320,13 @@ def start_axe(page: Page, context: object = None, rules: list[str] | None = None
     each in its own renderer process. It runs from a task of its own, once every finite CSS
     transition and animation has ended (the colours change with a transition when the mode is
     applied; a busy machine may still be in one at the load event). `rules`: only these axe
-    rules (default: all); color-contrast skips the code and math tokens (TOKENS), whose colours
-    are read at the same moment for `code_contrast`."""
+    rules (default: all); color-contrast skips the code spans, whose colours are read at the
+    same moment for `code_contrast`."""
     page.evaluate(AXE_SCRIPT)
     page.evaluate(f"window.vxCodeStyles = {CODE_STYLES_JS}")
     page.evaluate(
         """([context, rules, code]) => {
-           axe.configure({rules: [{id: 'color-contrast',
-                                  selector: '*' + code.map(t => `:not(${t})`).join('')}]});
+           axe.configure({rules: [{id: 'color-contrast', selector: `*:not(${code})`}]});
            // from a task of its own: evaluate() returns before axe works (synchronously, mostly)
            window.vxAxe = new Promise(start => setTimeout(start)).then(() => Promise.all(
              document.getAnimations()
@@ -337,9 +334,9 @@ def start_axe(page: Page, context: object = None, rules: list[str] | None = None
              .map(a => a.finished.catch(() => null))))
            .then(() => Promise.all([axe.run(context ?? document, rules
              ? {runOnly: {type: 'rule', values: rules}, resultTypes: ['violations']}
-             : {resultTypes: ['violations']}), vxCodeStyles(code.join(', '))]))
+             : {resultTypes: ['violations']}), vxCodeStyles(code)]))
            .then(([results, code]) => JSON.stringify([results.violations, code])); }""",
-        [context, rules, TOKENS],
+        [context, rules, CODE_SPANS],
     )
 
 

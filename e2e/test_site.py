@@ -9,13 +9,13 @@ opened from its file with every request that is not a local file blocked and rec
   next on every notebook page, the soft-split GIF animated, alt text on every image;
 * math as MathML (no raw TeX left in the prose), notebook 05's `aligned` block in rows;
 * axe-core reports no violation: all its rules in dark mode, its colour rules in light mode (the
-  markup is the same in both; only colours change); the contrast of code's syntax colours and
-  of MathML's tokens is checked once per distinct (colour, background) pair, not by axe once
-  per token (conftest.TOKENS);
+  markup is the same in both; only colours change); the contrast of code's syntax colours is
+  checked once per distinct (colour, background) pair, not by axe once per token
+  (conftest.CODE_SPANS);
 * offline search, the in-page contents list, the skip link, the download link to each .ipynb
   with the "run it yourself" note, the footer (licence, how to cite, version);
-* printing wraps code instead of cutting it, a wrapped line under its own indentation (no
-  sideways scroll at 390 px: test_site_reader.py's walk over every page at a phone's width);
+* printing wraps code instead of cutting it (no sideways scroll at 390 px: test_site_reader.py's
+  walk over every page at a phone's width);
 * the build itself: from the stored outputs (their text is on the page), in at most 20 s (the
   cold build of `make html`, which times itself).
 
@@ -29,7 +29,6 @@ browser page of their own (the `page` fixture below), not JupyterLab's.
 from __future__ import annotations
 
 import base64
-import functools
 import html
 import io
 import json
@@ -184,13 +183,7 @@ def _check_content(page: Page, site_page: str) -> None:
         target = Path(unquote(url.path))
         assert target.is_file(), f"{site_page}: broken link {href}"
         if url.fragment and target.suffix == ".html":
-            assert f'id="{url.fragment}"' in _text_of(target), href
-
-
-@functools.cache
-def _text_of(path: Path) -> str:
-    """A built file's text, read once for all the links to it (notebook 08's page is 1.9 MB)."""
-    return path.read_text(encoding="utf-8")
+            assert f'id="{url.fragment}"' in target.read_text(encoding="utf-8"), href
 
 
 def test_dark_mode_is_dark_and_the_switch_changes_it(page: Page):
@@ -435,43 +428,6 @@ def _check_print_wraps_code(page: Page, notebook_page: str) -> None:
     )
     total = page.locator("article pre").count()
     assert total > 0 and cut == [], f"{len(cut)} of {total} code blocks cut in print: {cut[:3]}"
-    if notebook_page == "notebooks/03_sinusoidal_pe_clocks.html":  # lines wider than a page
-        _check_printed_code_indents(page)
-
-
-def _check_printed_code_indents(page: Page) -> None:
-    """In print a long code line wraps; its continuation starts 4 columns right of the line's
-    own indentation (not at column 0), so the block structure stays readable (every <details>
-    open, as `_check_code_fits_desktop` left them)."""
-    rows = page.evaluate(
-        """() => {
-          const probe = document.createElement('span');
-          probe.textContent = '0'.repeat(10);
-          document.querySelector('article .cell_input pre').append(probe);
-          const ch = probe.getBoundingClientRect().width / 10;
-          probe.remove();
-          const out = [];
-          for (const line of document.querySelectorAll('article .cell_input .vx-line')) {
-            const range = document.createRange();
-            range.selectNodeContents(line);
-            const left = new Map();
-            for (const r of range.getClientRects()) {
-              if (r.width === 0) continue;
-              const top = Math.round(r.top);
-              left.set(top, Math.min(left.get(top) ?? Infinity, r.left));
-            }
-            const tops = [...left.keys()].sort((a, b) => a - b);
-            if (tops.length < 2) continue;
-            const indent = Number(line.style.getPropertyValue('--vx-indent'));
-            const first = left.get(tops[0]);  // column 0: its leading spaces are text too
-            out.push([indent, tops.slice(1).map(t => (left.get(t) - first) / ch)]);
-          }
-          return out;
-        }"""
-    )
-    assert len(rows) >= 3, rows  # some lines of notebook 03 are wider than a printed page
-    for indent, columns in rows:
-        assert all(abs(c - (indent + 4)) < 0.6 for c in columns), (indent, columns)
 
 
 def _check_code_fits_desktop(page: Page, name: str) -> None:

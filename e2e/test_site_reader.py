@@ -35,70 +35,53 @@ def _outline(tab: Page) -> str:
     )
 
 
-# The toggles are the theme's, the same on every notebook page: they are tried on the lightest
-# (07, a quarter of 03's HTML), which loads in a fraction of the time.
-LIGHT_PAGE = "notebooks/07_learned_position_embedding.html"
-
-
+@pytest.mark.parametrize("how", ["mouse", "Enter"])
 @pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS.keys())
 def test_the_sidebar_toggle_opens_the_notebook_list(
-    browser: Browser, browser_context_args: dict, width: int
+    browser: Browser, browser_context_args: dict, width: int, how: str
 ):
-    """By mouse, then (on the same page, the list back as it was) by Enter."""
     context = browser.new_context(
         **{**browser_context_args, "viewport": {"width": width, "height": 800}}
     )
     try:
         page = context.new_page()
         attempted = _block_network(context)
-        page.goto(_url_of(LIGHT_PAGE), wait_until="load")
+        page.goto(_url_of(NOTEBOOK_PAGES[2]), wait_until="load")
         toggle = page.locator(".primary-toggle:visible")
         assert toggle.count() == 1, f"{toggle.count()} visible primary toggles at {width} px"
+        listed_before = _visible_notebook_links(page)
+        if how == "mouse":
+            toggle.click()
+        else:
+            toggle.focus()
+            # Reached by keyboard, the toggle shows where the focus is.
+            page.keyboard.press("Shift+Tab")
+            page.keyboard.press("Tab")
+            assert page.evaluate("document.activeElement.matches('.primary-toggle')")
+            style = _outline(page)
+            assert not style.startswith("none") and not style.endswith(" 0px"), style
+            page.keyboard.press("Enter")
         expected = [_url_of(n) for n in NOTEBOOK_PAGES]
-        for how in ("mouse", "Enter"):
-            listed_before = _visible_notebook_links(page)
-            if how == "mouse":
-                toggle.click()
-            else:
-                toggle.focus()
-                # Reached by keyboard, the toggle shows where the focus is.
-                page.keyboard.press("Shift+Tab")
-                page.keyboard.press("Tab")
-                assert page.evaluate("document.activeElement.matches('.primary-toggle')")
-                style = _outline(page)
-                assert not style.startswith("none") and not style.endswith(" 0px"), style
-                page.keyboard.press("Enter")
-            _wait_for_notebook_links(page, 0 if width >= 992 else len(expected))
-            listed_after = _visible_notebook_links(page)
-            if width >= 992:
-                # A desktop shows the list at first; the toggle hides it.
-                assert listed_before == expected and listed_after == [], (
-                    how,
-                    listed_before,
-                    listed_after,
-                )
-                if how == "mouse":  # and shows it again, for the next round
-                    toggle.click()
-                    _wait_for_notebook_links(page, len(expected))
-            else:
-                assert listed_before == [], (how, listed_before)
-                assert page.locator("#pst-primary-sidebar-modal[open]").count() == 1, how
-                assert listed_after == expected, (how, listed_after)
-                page.keyboard.press("Escape")
-                assert page.locator("#pst-primary-sidebar-modal[open]").count() == 0, how
-                _wait_for_notebook_links(page, 0)  # closed, for the next round
+        # the theme's transition: wait until the list is shown (hidden) as it should end up
+        with contextlib.suppress(PlaywrightTimeoutError):  # if not, the asserts below say how
+            page.wait_for_function(
+                f"n => ({VISIBLE_NOTEBOOK_LINKS})().length === n",
+                arg=0 if width >= 992 else len(expected),
+                timeout=5_000,
+            )
+        listed_after = _visible_notebook_links(page)
+        if width >= 992:
+            # A desktop shows the list at first; the toggle hides it (and would show it again).
+            assert listed_before == expected and listed_after == [], (listed_before, listed_after)
+        else:
+            assert listed_before == [], listed_before
+            assert page.locator("#pst-primary-sidebar-modal[open]").count() == 1
+            assert listed_after == expected, listed_after
+            page.keyboard.press("Escape")
+            assert page.locator("#pst-primary-sidebar-modal[open]").count() == 0
         assert attempted == []
     finally:
         context.close()
-
-
-def _wait_for_notebook_links(page: Page, n: int) -> None:
-    """The theme's transition: wait until `n` notebook links are shown, as it should end up (if
-    not, the asserts after it say how)."""
-    with contextlib.suppress(PlaywrightTimeoutError):
-        page.wait_for_function(
-            f"n => ({VISIBLE_NOTEBOOK_LINKS})().length === n", arg=n, timeout=5_000
-        )
 
 
 VISIBLE_NOTEBOOK_LINKS = """() => [...document.querySelectorAll('a')]
@@ -122,7 +105,7 @@ def test_the_contents_toggle_opens_the_page_contents(
     try:
         page = context.new_page()
         _block_network(context)
-        page.goto(_url_of(LIGHT_PAGE), wait_until="load")
+        page.goto(_url_of(NOTEBOOK_PAGES[3]), wait_until="load")
         toggle = page.locator(".secondary-toggle:visible")
         assert toggle.count() == 1
         toggle.focus()
@@ -556,6 +539,44 @@ def test_the_index_says_which_reader_each_feature_serves(page: Page):
     assert _url_of("run.html") in hrefs and _url_of("about.html") in hrefs
 
 
+def test_printed_code_wraps_under_its_own_indentation(page: Page):
+    """In print a long code line wraps; its continuation starts 4 columns right of the line's
+    own indentation (not at column 0), so the block structure stays readable."""
+    page.set_viewport_size({"width": 700, "height": 1000})
+    _open(page, "notebooks/03_sinusoidal_pe_clocks.html")
+    page.evaluate("document.querySelectorAll('details').forEach(d => (d.open = true))")
+    page.emulate_media(media="print")
+    rows = page.evaluate(
+        """() => {
+          const probe = document.createElement('span');
+          probe.textContent = '0'.repeat(10);
+          document.querySelector('article .cell_input pre').append(probe);
+          const ch = probe.getBoundingClientRect().width / 10;
+          probe.remove();
+          const out = [];
+          for (const line of document.querySelectorAll('article .cell_input .vx-line')) {
+            const range = document.createRange();
+            range.selectNodeContents(line);
+            const left = new Map();
+            for (const r of range.getClientRects()) {
+              if (r.width === 0) continue;
+              const top = Math.round(r.top);
+              left.set(top, Math.min(left.get(top) ?? Infinity, r.left));
+            }
+            const tops = [...left.keys()].sort((a, b) => a - b);
+            if (tops.length < 2) continue;
+            const indent = Number(line.style.getPropertyValue('--vx-indent'));
+            const first = left.get(tops[0]);  // column 0: its leading spaces are text too
+            out.push([indent, tops.slice(1).map(t => (left.get(t) - first) / ch)]);
+          }
+          return out;
+        }"""
+    )
+    assert len(rows) >= 3, rows  # some lines of notebook 03 are wider than a printed page
+    for indent, columns in rows:
+        assert all(abs(c - (indent + 4)) < 0.6 for c in columns), (indent, columns)
+
+
 # --- issue 38: the rough edges ----------------------------------------------------------------
 
 
@@ -592,7 +613,7 @@ def test_back_to_top_at_390_px_is_legible_and_covers_no_text(
     try:
         page = context.new_page()
         _block_network(context)
-        page.goto(_url_of(LIGHT_PAGE), wait_until="load")
+        page.goto(_url_of("notebooks/03_sinusoidal_pe_clocks.html"), wait_until="load")
         page.mouse.wheel(0, 4000)
         page.wait_for_function("window.scrollY >= 3600")  # wheel() does not wait for the scroll
         page.mouse.wheel(0, -400)
